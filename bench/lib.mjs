@@ -1,0 +1,90 @@
+// Shared helpers for the benchmarks: pinned servers, wrk load, CPU from /proc.
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const clockTicks = 100; // USER_HZ on Linux
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts `node script args` pinned to `cpu`; resolves once it prints "listening on". */
+export async function startPinned(cpu, script, args, env, cwd) {
+  const child = spawn('taskset', ['-c', String(cpu), process.execPath, script, ...args], {
+    env: { ...process.env, ...env },
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${script} did not start:\n${output}`)), 15000);
+    const onData = (chunk) => {
+      output += chunk;
+      if (output.includes('listening on')) {
+        clearTimeout(timer);
+        child.stdout.removeListener('data', onData);
+        child.stdout.resume();
+        done();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => fail(new Error(`${script} exited with ${code}:\n${output}`)));
+  });
+  return {
+    pid: child.pid,
+    stop: () =>
+      new Promise((done) => {
+        child.removeAllListeners('exit');
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** CPU time (user + system) a process has used, in microseconds. */
+export function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+}
+
+/** Runs wrk pinned to `cpu` against `url`; returns requests, req/s and the server's CPU per request. */
+export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, threads = 1 } = {}) {
+  const before = cpuMicros(pid);
+  const { stdout } = await exec('taskset', [
+    '-c',
+    String(cpu),
+    'wrk',
+    `-t${threads}`,
+    `-c${connections}`,
+    `-d${seconds}s`,
+    url,
+  ]);
+  const cpu_ = cpuMicros(pid) - before;
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
+  if (errors) throw new Error(`${url}: ${errors} non-2xx answers`);
+  return { requests, rps, cpuPerRequest: cpu_ / requests };
+}
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** Prints rows as an aligned table. */
+export function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
+  for (const row of rows)
+    console.log(row.map((cell, column) => String(cell).padEnd(widths[column])).join('  '));
+}

@@ -1,0 +1,52 @@
+import { Command, CommanderError } from 'commander';
+import type { App } from '../core/index.js';
+import { SettingError } from '../node/setting-error.js';
+import { exitCodes } from './exit-codes.js';
+import { addStartCommand } from './start-command.js';
+
+export interface CliOptions {
+  /** Defaults to `process.argv`. */
+  argv?: string[];
+  /** Adds commands of the binary's own (Berth adds `new`). */
+  extend?: (program: Command) => void;
+}
+
+/** A failure the user can fix; printed as one line without a stack. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
+/**
+ * Turns an app into its command-line tool: `start` (and the other system
+ * commands) on the app's own binary.
+ *
+ * @example
+ * #!/usr/bin/env node
+ * import { createApp, runCli } from 'berth'
+ * await runCli(createApp({ name: 'bookshop', modules: [authors] }))
+ */
+export async function runCli(app: App, options: CliOptions = {}): Promise<void> {
+  const program = new Command(app.name)
+    .description(`${app.name}: an HTTP back end built on Berth`)
+    .version(app.version, '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  addStartCommand(program, app);
+  options.extend?.(program);
+  program.commands.forEach((command) => command.exitOverride());
+
+  try {
+    await program.parseAsync(options.argv ?? process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+      return;
+    }
+    if (error instanceof SettingError || error instanceof CommandError) {
+      process.stderr.write(`${app.name}: ${error.message}\n`);
+    } else {
+      process.stderr.write(`${app.name}: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);
+    }
+    process.exitCode = exitCodes.failure;
+  }
+}

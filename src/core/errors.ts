@@ -1,0 +1,141 @@
+/**
+ * The catalogue of every error Berth answers with. Each code has its HTTP
+ * status, a short title and a hint that tells the user what to do next.
+ * Responses are RFC 9457 problem documents (`application/problem+json`).
+ */
+export const errorCatalogue = {
+  BERTH_MALFORMED_JSON: {
+    status: 400,
+    title: 'Malformed JSON',
+    hint: 'Send a valid JSON document in the request body.',
+  },
+  BERTH_BAD_REQUEST: {
+    status: 400,
+    title: 'Bad request',
+    hint: 'Check the request against the API reference at /docs.',
+  },
+  BERTH_UNAUTHORIZED: {
+    status: 401,
+    title: 'Authentication required',
+    hint: 'Send the admin token as "Authorization: Bearer <token>".',
+  },
+  BERTH_FORBIDDEN: {
+    status: 403,
+    title: 'Forbidden',
+    hint: 'The token was not accepted; check it, or set BERTH_ADMIN_TOKEN and restart.',
+  },
+  BERTH_NOT_FOUND: {
+    status: 404,
+    title: 'Not found',
+    hint: 'Check the path against the route list printed at start or the API reference at /docs.',
+  },
+  BERTH_RECORD_NOT_FOUND: {
+    status: 404,
+    title: 'Record not found',
+    hint: 'Check the id; list the collection to see which records exist.',
+  },
+  BERTH_METHOD_NOT_ALLOWED: {
+    status: 405,
+    title: 'Method not allowed',
+    hint: 'Use one of the methods listed in the Allow header.',
+  },
+  BERTH_CONFLICT: {
+    status: 409,
+    title: 'Conflict',
+    hint: 'A record with the same unique value already exists.',
+  },
+  BERTH_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    title: 'Payload too large',
+    hint: 'Send a smaller body, or raise "bodyLimit" in berth.config.json (BERTH_BODY_LIMIT).',
+  },
+  BERTH_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    title: 'Unsupported media type',
+    hint: 'Send the body as JSON with "Content-Type: application/json".',
+  },
+  BERTH_VALIDATION_FAILED: {
+    status: 422,
+    title: 'Validation failed',
+    hint: 'Fix the fields listed in "errors" and send the request again.',
+  },
+  BERTH_INTERNAL: {
+    status: 500,
+    title: 'Internal server error',
+    hint: 'The server failed unexpectedly; the log has the details under this request id.',
+  },
+  BERTH_UNAVAILABLE: {
+    status: 503,
+    title: 'Service unavailable',
+    hint: 'A backing service is unreachable; retry shortly.',
+  },
+} as const satisfies Record<string, { status: number; title: string; hint: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** One problem with one field of the input, as listed in a 422 answer. */
+export interface FieldError {
+  /** Where the field is: `body.title`, `query.limit`, `params.id`. */
+  path: string;
+  message: string;
+}
+
+/** An error that Berth turns into a problem+json response. */
+export class BerthError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail ?? errorCatalogue[code].title, { cause: options.cause });
+    this.name = 'BerthError';
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+    this.errors = options.errors;
+    this.headers = options.headers;
+  }
+}
+
+/** The JSON body of every error response. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  hint: string;
+  requestId?: string;
+  errors?: FieldError[];
+  stack?: string;
+}
+
+/** Builds the problem document for an error code. */
+export function problemFor(
+  code: ErrorCode,
+  detail: string,
+  extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack'>> = {},
+): Problem {
+  const entry = errorCatalogue[code];
+  return {
+    type: `urn:berth:problem:${code.slice('BERTH_'.length).toLowerCase().replaceAll('_', '-')}`,
+    title: entry.title,
+    status: entry.status,
+    detail,
+    code,
+    hint: entry.hint,
+    ...extra,
+  };
+}
+
+/** Serialises a problem as an `application/problem+json` response. */
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { 'content-type': 'application/problem+json', ...headers },
+  });
+}

@@ -1,0 +1,113 @@
+import type { z } from 'zod';
+import type { Storage } from '../storage/repository.js';
+import type { EventBus } from './events.js';
+import type { Logger } from './logger.js';
+import type { Mode } from './mode.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One line of the request log. */
+export interface RequestLogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+}
+
+/** Facts about the running server, for the admin overview. Filled in by the runtime. */
+export interface RuntimeInfo {
+  /** `node`, `browser`, `service-worker`, `test`. */
+  runtime: string;
+  mode: Mode;
+  modeSource: string;
+  /** Set once the server listens. */
+  port?: number;
+  portSource?: string;
+  /** `Date.now()` when the server started. */
+  startedAt: number;
+  /** More facts the runtime wants shown (data directory, pid, ...). */
+  details?: Record<string, string | number>;
+}
+
+/** What the runtime hands to every request: storage, logger, events and settings. */
+export interface AppServices {
+  storage: Storage;
+  logger: Logger;
+  events: EventBus;
+  mode: Mode;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+  /** SHA-256 (hex) of the admin token; without it every admin route answers 403. */
+  adminTokenHash?: string;
+  /** Writes one request log line; defaults to `logger.info(entry, 'request')`. */
+  logRequest?: (entry: RequestLogEntry) => void;
+  runtime?: RuntimeInfo;
+}
+
+/** What a route handler receives. */
+export interface RouteContext<Params, Query, Body> {
+  request: Request;
+  params: Params;
+  query: Query;
+  body: Body;
+  requestId: string;
+  services: AppServices;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface RouteDefinition<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: HttpMethod;
+  /** Hono path syntax: `/books/:id`, `/socket.io/*`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /**
+   * `admin` needs the admin token. Defaults to `public` for GET and to
+   * `admin` for every method that writes, so nothing writes by accident.
+   */
+  auth?: 'admin' | 'public';
+  params?: P;
+  query?: Q;
+  /** A JSON body, validated by this schema. Without it the body is left unread. */
+  body?: B;
+  /** The success status, 200 unless set. */
+  status?: number;
+  /** The schema of a success answer, for the API reference. */
+  response?: z.ZodType;
+  /**
+   * Returns the answer's JSON value, or a `Response` to answer as it is.
+   * Throw a `BerthError` to answer with a problem.
+   */
+  handler(context: RouteContext<Infer<P>, Infer<Q>, Infer<B>>): unknown;
+}
+
+/**
+ * Declares a route with typed, validated params, query and body.
+ *
+ * @example
+ * defineRoute({
+ *   method: 'GET',
+ *   path: '/hello/:name',
+ *   summary: 'Greets someone',
+ *   params: z.object({ name: z.string() }),
+ *   handler: ({ params }) => ({ hello: params.name }),
+ * })
+ */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+  if (!route.path.startsWith('/')) throw new Error(`route path "${route.path}" must start with /`);
+  return route;
+}
+
+/** The access a route needs, with the default applied. */
+export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'public' =>
+  route.auth ?? (route.method === 'GET' ? 'public' : 'admin');

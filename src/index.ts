@@ -1,0 +1,11 @@
+/**
+ * Berth for Node.js: the runtime-free core plus the Node server, SQLite
+ * storage and the command-line tool.
+ */
+export * from './core/index.js';
+export { runCli, CommandError, type CliOptions } from './cli/run-cli.js';
+export { startServer, type RunningServer, type StartOptions } from './node/start.js';
+export { SettingError } from './node/setting-error.js';
+export { openSqliteStorage } from './storage/sqlite.js';
+export { booksModule } from './modules/books/index.js';
+export { createBerthApp, berthVersion } from './berth-app.js';

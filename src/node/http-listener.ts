@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { AppInstance } from '../core/index.js';
+import { SettingError } from './setting-error.js';
+
+/**
+ * An HTTP listener for an app instance that knows how many requests are in
+ * flight, so it can close gracefully: stop accepting, let them finish (for
+ * at most `timeout` ms), then drop what is left.
+ */
+export class HttpListener {
+  readonly server: Server;
+  #inFlight = 0;
+  #closing = false;
+  #drained: Array<() => void> = [];
+
+  constructor(instance: AppInstance) {
+    const listener = getRequestListener((request, env) => instance.fetch(request, env));
+    this.server = createServer(async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+      this.#inFlight++;
+      if (this.#closing) outgoing.shouldKeepAlive = false;
+      try {
+        // Resolves once the response has been handed to the socket.
+        await listener(incoming, outgoing);
+      } finally {
+        this.#finished();
+      }
+    });
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  #finished(): void {
+    this.#inFlight--;
+    if (this.#closing) {
+      this.server.closeIdleConnections();
+      if (this.#inFlight === 0) for (const resolve of this.#drained.splice(0)) resolve();
+    }
+  }
+
+  /** Listens; a port in use or a forbidden port is a `SettingError` naming `portSource`. */
+  listen(port: number, host: string | undefined, portSource: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        this.server.off('listening', onListening);
+        if (error.code === 'EADDRINUSE') {
+          reject(
+            new SettingError(
+              `port ${port} (from ${portSource}) is already in use: stop the program using it or choose another port`,
+            ),
+          );
+        } else if (error.code === 'EACCES') {
+          reject(
+            new SettingError(`port ${port} (from ${portSource}) needs privileges: choose a port above 1023`),
+          );
+        } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+          reject(new SettingError(`cannot listen on host "${host}": it is not an address of this machine`));
+        } else reject(error);
+      };
+      const onListening = (): void => {
+        this.server.off('error', onError);
+        resolve(this.server.address() as AddressInfo);
+      };
+      this.server.once('error', onError);
+      this.server.once('listening', onListening);
+      this.server.listen(port, host);
+    });
+  }
+
+  /** Stops accepting and waits for requests in flight; returns how many were cut off. */
+  async close(timeout: number): Promise<number> {
+    this.#closing = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    if (this.#inFlight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#drained.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeout))),
+      ]);
+      clearTimeout(timer);
+    }
+    const cut = this.#inFlight;
+    this.server.closeAllConnections();
+    await closed;
+    return cut;
+  }
+}

@@ -1,0 +1,72 @@
+import { hostname } from 'node:os';
+import pino from 'pino';
+import pretty from 'pino-pretty';
+import type { Mode, RequestLogEntry } from '../core/index.js';
+
+export type NodeLogger = pino.Logger;
+
+export interface NodeLogging {
+  logger: NodeLogger;
+  /** A faster writer for the per-request line, where one exists (release mode). */
+  logRequest?: (entry: RequestLogEntry) => void;
+}
+
+type Line = Record<string, unknown>;
+
+/** One readable line per log record in debug mode. */
+function readable(line: Line, messageKey: string): string {
+  const message = String(line[messageKey] ?? '');
+  if (message === 'request') {
+    return `${line.method} ${line.path} → ${line.status} in ${line.durationMs} ms [${line.requestId}]`;
+  }
+  if (message === 'route') return `route ${String(line.method).padEnd(7)} ${line.path}`;
+  const text = line.requestId ? `${message} [${line.requestId}]` : message;
+  const error = line.err as { stack?: string; message?: string } | undefined;
+  return error ? `${text}\n${error.stack ?? error.message}` : text;
+}
+
+/**
+ * Release mode: one JSON object per line on stdout (pino), for log tools.
+ * Debug mode: the same records, pretty-printed for people.
+ */
+export function createLogger(
+  mode: Mode,
+  name: string,
+  destination: NodeJS.WritableStream = process.stdout,
+): NodeLogging {
+  const options: pino.LoggerOptions = {
+    name,
+    level: 'info',
+    timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: pino.stdSerializers.err },
+  };
+  if (mode === 'release') {
+    if (destination !== process.stdout) return { logger: pino(options, destination) };
+    // Buffered writes keep logging cheap under load; a timer flushes quiet periods.
+    const sink = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    setInterval(() => sink.flush(), 250).unref();
+    return { logger: pino(options, sink), logRequest: requestLineWriter(name, (line) => sink.write(line)) };
+  }
+  const stream = pretty({
+    destination,
+    sync: true,
+    colorize: destination === process.stdout && process.stdout.isTTY,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname,name',
+    hideObject: true,
+    messageFormat: readable,
+  });
+  return { logger: pino(options, stream) };
+}
+
+/**
+ * The request line is the one written for every request, so it skips pino's
+ * generic serialiser; it writes the very line pino would (same fields).
+ */
+function requestLineWriter(name: string, write: (line: string) => void): (entry: RequestLogEntry) => void {
+  const head = `","pid":${process.pid},"hostname":${JSON.stringify(hostname())},"name":${JSON.stringify(name)},"requestId":"`;
+  return (entry) =>
+    write(
+      `{"level":30,"time":"${new Date().toISOString()}${head}${entry.requestId}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs},"msg":"request"}\n`,
+    );
+}

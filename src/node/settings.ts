@@ -1,0 +1,112 @@
+import { resolve } from 'node:path';
+import { defaultBodyLimit, resolveMode, type Mode } from '../core/index.js';
+import { loadConfigFile } from './config-file.js';
+import { mergeEnvironment, readEnvFile, type Environment } from './env-file.js';
+import { defaultPort, parsePort } from './port.js';
+import { SettingError } from './setting-error.js';
+
+/** Options given on the command line. */
+export interface StartFlags {
+  port?: string;
+  config?: string;
+  host?: string;
+}
+
+/** A value with the place it came from, for logs and error messages. */
+export interface Sourced<T> {
+  value: T;
+  source: string;
+}
+
+/** Everything the Node runtime needs to start, resolved from flags, env, .env, config and code. */
+export interface Settings {
+  cwd: string;
+  configPath: string | undefined;
+  port: Sourced<number>;
+  host: Sourced<string | undefined>;
+  dataDir: Sourced<string>;
+  mode: Sourced<Mode>;
+  bodyLimit: Sourced<number>;
+  shutdownTimeout: Sourced<number>;
+  env: Environment;
+}
+
+function positiveInteger(raw: string, source: string, what: string): number {
+  if (!/^\d+$/.test(raw.trim()))
+    throw new SettingError(`invalid ${what} "${raw}" from ${source}: use a whole number`);
+  return Number(raw);
+}
+
+/**
+ * Resolves the settings. Precedence for each: the command-line flag, then the
+ * environment (real variables over `.env`), then `berth.config.json`, then
+ * the app's code, then Berth's default.
+ */
+export function resolveSettings(options: {
+  cwd: string;
+  flags: StartFlags;
+  processEnv: Record<string, string | undefined>;
+  modeInCode?: Mode;
+}): Settings {
+  const { cwd, flags } = options;
+  const env = mergeEnvironment(options.processEnv, readEnvFile(cwd));
+  const config = loadConfigFile(cwd, flags.config ?? env.get('BERTH_CONFIG')?.value);
+  const inConfig = (key: string): string => `"${key}" in ${config.path}`;
+
+  const port = ((): Sourced<number> => {
+    if (flags.port !== undefined)
+      return { value: parsePort(flags.port, 'the --port flag'), source: 'the --port flag' };
+    const fromEnv = env.get('PORT');
+    if (fromEnv) return { value: parsePort(fromEnv.value, fromEnv.source), source: fromEnv.source };
+    if (config.values.port !== undefined) {
+      return { value: parsePort(config.values.port, inConfig('port')), source: inConfig('port') };
+    }
+    return { value: defaultPort, source: 'the default' };
+  })();
+
+  const pick = <T>(
+    flag: string | undefined,
+    variable: string,
+    configKey: keyof typeof config.values,
+    fallback: T,
+    parse: (raw: string, source: string) => T,
+  ): Sourced<T> => {
+    if (flag !== undefined)
+      return { value: parse(flag, `the --${configKey} flag`), source: `the --${configKey} flag` };
+    const fromEnv = env.get(variable);
+    if (fromEnv) return { value: parse(fromEnv.value, fromEnv.source), source: fromEnv.source };
+    const fromConfig = config.values[configKey];
+    if (fromConfig !== undefined) return { value: fromConfig as T, source: inConfig(configKey) };
+    return { value: fallback, source: 'the default' };
+  };
+
+  const host = pick<string | undefined>(flags.host, 'HOST', 'host', undefined, (raw) => raw);
+  const dataDir = pick(undefined, 'BERTH_DATA_DIR', 'dataDir', './data', (raw) => raw);
+  dataDir.value = resolve(
+    config.path && dataDir.source.includes(config.path) ? resolve(config.path, '..') : cwd,
+    dataDir.value,
+  );
+  const bodyLimit = pick(undefined, 'BERTH_BODY_LIMIT', 'bodyLimit', defaultBodyLimit, (raw, source) =>
+    positiveInteger(raw, source, 'body limit (bytes)'),
+  );
+  const shutdownTimeout = pick(
+    undefined,
+    'BERTH_SHUTDOWN_TIMEOUT',
+    'shutdownTimeout',
+    10_000,
+    (raw, source) => positiveInteger(raw, source, 'shutdown timeout (milliseconds)'),
+  );
+
+  let mode: Sourced<Mode>;
+  try {
+    const preset = config.values.mode
+      ? { mode: config.values.mode, source: inConfig('mode') }
+      : options.modeInCode && { mode: options.modeInCode, source: 'createApp({ mode })' };
+    const resolved = resolveMode(env.values, preset || undefined);
+    mode = { value: resolved.mode, source: resolved.source };
+  } catch (error) {
+    throw new SettingError((error as Error).message);
+  }
+
+  return { cwd, configPath: config.path, port, host, dataDir, mode, bodyLimit, shutdownTimeout, env };
+}

@@ -1,0 +1,237 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { berthBin, freePort, run, startBinary, tempDir } from './helpers/processes.js';
+
+describe('berth start (real process, real socket)', () => {
+  it('serves books on the port from PORT and logs every route, then the address', async () => {
+    const cwd = tempDir();
+    const port = await freePort();
+    const server = await startBinary(berthBin, { cwd, env: { PORT: String(port) } });
+    expect(server.port).toBe(port);
+    const response = await fetch(`${server.url}/books`);
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as { total: number };
+    expect(page.total).toBe(7);
+
+    const out = server.stdout();
+    const routes = [...out.matchAll(/route (GET|POST|PATCH|DELETE) +(\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(routes).toEqual([
+      'GET /books',
+      'GET /books/:id',
+      'POST /books',
+      'PATCH /books/:id',
+      'DELETE /books/:id',
+    ]);
+    expect(out.indexOf('route DELETE')).toBeLessThan(out.indexOf('listening on'));
+    expect(out).toContain(`listening on http://localhost:${port} (port from the environment variable PORT)`);
+  });
+
+  it('takes the port from berth.config.json, .env and --port, in that order of strength', async () => {
+    const cwd = tempDir();
+    const [a, b, c] = [await freePort(), await freePort(), await freePort()];
+    writeFileSync(join(cwd, 'berth.config.json'), JSON.stringify({ port: a }));
+    const fromConfig = await startBinary(berthBin, { cwd });
+    expect(fromConfig.port).toBe(a);
+    expect(fromConfig.output()).toContain('(port from "port" in');
+    fromConfig.child.kill('SIGTERM');
+    await fromConfig.exited;
+
+    writeFileSync(join(cwd, '.env'), `PORT=${b}\n`);
+    const fromDotenv = await startBinary(berthBin, { cwd });
+    expect(fromDotenv.port).toBe(b);
+    expect(fromDotenv.output()).toContain('(port from PORT in .env)');
+    fromDotenv.child.kill('SIGTERM');
+    await fromDotenv.exited;
+
+    const fromFlag = await startBinary(berthBin, {
+      cwd,
+      args: ['--port', String(c)],
+      env: { PORT: String(a) },
+    });
+    expect(fromFlag.port).toBe(c);
+    expect((await fetch(`${fromFlag.url}/books?limit=1`)).status).toBe(200);
+  });
+
+  it('a bad port is one clear line and a non-zero exit', async () => {
+    const cwd = tempDir();
+    const bad = run(berthBin, ['start'], { cwd, env: { PORT: 'eighty' } });
+    const { code } = await bad.exited;
+    expect(code).toBe(1);
+    expect(bad.stderr()).toBe(
+      'berth: invalid port "eighty" from the environment variable PORT: use a whole number from 1 to 65535 (0 picks a free port)\n',
+    );
+  });
+
+  it('a port in use is one clear line naming the source', async () => {
+    const cwd = tempDir();
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, done));
+    const { port } = blocker.address() as { port: number };
+    try {
+      writeFileSync(join(cwd, 'berth.config.json'), JSON.stringify({ port }));
+      const busy = run(berthBin, ['start'], { cwd });
+      expect((await busy.exited).code).toBe(1);
+      expect(busy.stderr()).toMatch(
+        new RegExp(
+          `^berth: port ${port} \\(from "port" in .*berth\\.config\\.json\\) is already in use: stop the program using it or choose another port\\n$`,
+        ),
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('--help lists the commands; an unknown command exits 2', async () => {
+    const cwd = tempDir();
+    const help = run(berthBin, ['--help'], { cwd });
+    expect((await help.exited).code).toBe(0);
+    expect(help.stdout()).toMatch(/start \[options\]\s+start the HTTP server/);
+    expect(help.stdout()).toMatch(/new <dir>/);
+    const unknown = run(berthBin, ['launch'], { cwd });
+    expect((await unknown.exited).code).toBe(2);
+    expect(unknown.stderr()).toContain("unknown command 'launch'");
+  });
+
+  it('debug mode by default: readable lines and how to switch', async () => {
+    const cwd = tempDir();
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    await fetch(`${server.url}/books/missing`);
+    await server.waitFor(/GET \/books\/missing → 404/);
+    expect(server.stdout()).toContain('debug mode is on');
+    expect(server.stdout()).toContain('set BERTH_MODE=release (or NODE_ENV=production)');
+    expect(server.stdout()).not.toMatch(/^\{/m);
+  });
+
+  it('release mode: one JSON line per request, no stack in answers', async () => {
+    const cwd = tempDir();
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0', BERTH_MODE: 'release' } });
+    await fetch(`${server.url}/books?limit=2`, { headers: { 'x-request-id': 'req-42' } });
+    const problem = (await (await fetch(`${server.url}/nope`)).json()) as Record<string, unknown>;
+    expect(problem).not.toHaveProperty('stack');
+    await server.waitFor(/"path":"\/nope"/);
+    const lines = server
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = lines.filter((line) => line.msg === 'request');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ method: 'GET', path: '/books', status: 200, requestId: 'req-42' });
+    expect(typeof requests[0]!.durationMs).toBe('number');
+    expect(requests[1]).toMatchObject({ path: '/nope', status: 404 });
+    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(5);
+  });
+
+  it('NODE_ENV=production also means release mode', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', NODE_ENV: 'production' },
+    });
+    expect(server.stdout()).toContain('"msg":"release mode"');
+  });
+
+  it('makes an admin token on first start, prints it once, keeps only its hash', async () => {
+    const cwd = tempDir();
+    const first = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    const token = /admin token created, shown only this once, keep it safe: (\S+)/.exec(first.stdout())?.[1];
+    expect(token).toBeTruthy();
+    const file = join(cwd, 'data', 'admin-token.json');
+    expect(readFileSync(file, 'utf8')).not.toContain(token!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const created = await fetch(`${first.url}/books`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Written', author: 'Me' }),
+    });
+    expect(created.status).toBe(201);
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+
+    const second = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    expect(second.stdout()).not.toContain('admin token created');
+    const list = (await (await fetch(`${second.url}/books?q=Written`)).json()) as { total: number };
+    expect(list.total).toBe(1);
+  });
+
+  it('BERTH_ADMIN_TOKEN sets the token instead', async () => {
+    const cwd = tempDir();
+    const token = 'a-token-from-the-environment-123';
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0', BERTH_ADMIN_TOKEN: token } });
+    expect(server.stdout()).not.toContain('admin token created');
+    expect(existsSync(join(cwd, 'data', 'admin-token.json'))).toBe(false);
+    const post = (authorization: string) =>
+      fetch(`${server.url}/books`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'T', author: 'A' }),
+      });
+    expect((await post(`Bearer ${token}`)).status).toBe(201);
+    expect((await post('Bearer wrong-token')).status).toBe(403);
+  });
+
+  it('SIGTERM finishes the request in flight, then exits 0', async () => {
+    const cwd = tempDir();
+    const token = 'shutdown-test-token-0123456789';
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0', BERTH_ADMIN_TOKEN: token } });
+    const body = JSON.stringify({ title: 'Slow upload', author: 'Patient' });
+    // A request whose body is still arriving is in flight when SIGTERM lands.
+    const answer = new Promise<{ status: number; body: string }>((done, fail) => {
+      const req = httpRequest(
+        `${server.url}/books`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => done({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', fail);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 500);
+      }, 300);
+    });
+    const result = await answer;
+    expect(result.status).toBe(201);
+    expect(JSON.parse(result.body)).toMatchObject({ title: 'Slow upload' });
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.stdout()).toContain('shutting down: finishing 1 request(s) in flight');
+    // The new connection after shutdown is refused.
+    await expect(fetch(`${server.url}/books`)).rejects.toThrow();
+  });
+
+  it('the shutdown wait is bounded by BERTH_SHUTDOWN_TIMEOUT', async () => {
+    const cwd = tempDir();
+    const server = await startBinary(berthBin, {
+      cwd,
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: 'bounded-shutdown-token-123', BERTH_SHUTDOWN_TIMEOUT: '300' },
+    });
+    const stalled = httpRequest(`${server.url}/books`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': '100',
+        authorization: 'Bearer bounded-shutdown-token-123',
+      },
+    });
+    stalled.on('error', () => {});
+    stalled.write('{"tit');
+    await new Promise((done) => setTimeout(done, 200));
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(server.stdout()).toContain('1 request(s) did not finish within 300 ms and were cut off');
+  });
+});

@@ -1,0 +1,91 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveSettings } from '../src/node/settings.js';
+import { tempDir } from './helpers/processes.js';
+
+function settingsIn(
+  files: { env?: string; config?: object | string },
+  processEnv: Record<string, string> = {},
+  flags = {},
+) {
+  const cwd = tempDir();
+  if (files.env !== undefined) writeFileSync(join(cwd, '.env'), files.env);
+  if (files.config !== undefined) {
+    const text = typeof files.config === 'string' ? files.config : JSON.stringify(files.config);
+    writeFileSync(join(cwd, 'berth.config.json'), text);
+  }
+  return { cwd, settings: () => resolveSettings({ cwd, flags, processEnv }) };
+}
+
+describe('port precedence', () => {
+  it('defaults to 4500', () => {
+    expect(settingsIn({}).settings().port).toEqual({ value: 4500, source: 'the default' });
+  });
+
+  it('the config file overrides the default', () => {
+    const { settings, cwd } = settingsIn({ config: { port: 4601 } });
+    expect(settings().port).toEqual({
+      value: 4601,
+      source: `"port" in ${join(cwd, 'berth.config.json')}`,
+    });
+  });
+
+  it('.env overrides the config file, and the real environment overrides .env', () => {
+    expect(settingsIn({ config: { port: 4601 }, env: 'PORT=4602\n' }).settings().port).toEqual({
+      value: 4602,
+      source: 'PORT in .env',
+    });
+    expect(
+      settingsIn({ config: { port: 4601 }, env: 'PORT=4602\n' }, { PORT: '4603' }).settings().port,
+    ).toEqual({ value: 4603, source: 'the environment variable PORT' });
+  });
+
+  it('the --port flag overrides everything', () => {
+    const { settings } = settingsIn({ config: { port: 4601 } }, { PORT: '4603' }, { port: '4604' });
+    expect(settings().port).toEqual({ value: 4604, source: 'the --port flag' });
+  });
+
+  it('a bad value names where it came from', () => {
+    expect(() => settingsIn({}, { PORT: 'abc' }).settings()).toThrow(
+      'invalid port "abc" from the environment variable PORT: use a whole number from 1 to 65535',
+    );
+    expect(() => settingsIn({ config: { port: 70000 } }).settings()).toThrow(
+      /invalid port 70000 from "port" in .*berth\.config\.json/,
+    );
+    expect(() => settingsIn({ env: 'PORT=-1' }).settings()).toThrow(/from PORT in \.env/);
+  });
+});
+
+describe('config file', () => {
+  it('names the file when its JSON is broken or a key is unknown', () => {
+    expect(() => settingsIn({ config: '{"port": 1,' }).settings()).toThrow(
+      /berth\.config\.json is not valid JSON/,
+    );
+    expect(() => settingsIn({ config: { prot: 1 } }).settings()).toThrow(/berth\.config\.json: .*prot/);
+  });
+
+  it('resolves dataDir against the config file and BERTH_DATA_DIR against the working directory', () => {
+    const { cwd, settings } = settingsIn({ config: { dataDir: 'store' } });
+    expect(settings().dataDir.value).toBe(join(cwd, 'store'));
+    const fromEnv = settingsIn({ config: { dataDir: 'store' } }, { BERTH_DATA_DIR: 'elsewhere' });
+    expect(fromEnv.settings().dataDir.value).toBe(join(fromEnv.cwd, 'elsewhere'));
+  });
+});
+
+describe('mode', () => {
+  it('is debug by default, release with BERTH_MODE or NODE_ENV=production', () => {
+    expect(settingsIn({}).settings().mode.value).toBe('debug');
+    expect(settingsIn({}, { NODE_ENV: 'production' }).settings().mode.value).toBe('release');
+    expect(settingsIn({ env: 'BERTH_MODE=release' }).settings().mode.value).toBe('release');
+    expect(settingsIn({}, { BERTH_MODE: 'debug', NODE_ENV: 'production' }).settings().mode.value).toBe(
+      'debug',
+    );
+  });
+
+  it('rejects an unknown mode with the fix', () => {
+    expect(() => settingsIn({}, { BERTH_MODE: 'prod' }).settings()).toThrow(
+      'use BERTH_MODE=debug or BERTH_MODE=release',
+    );
+  });
+});
