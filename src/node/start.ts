@@ -4,6 +4,7 @@ import type { Storage } from '../storage/repository.js';
 import { openSqliteStorage } from '../storage/sqlite.js';
 import { ensureAdminToken } from './admin-token-store.js';
 import { HttpListener } from './http-listener.js';
+import { createAppInstance } from './app-instance.js';
 import { createLogger, type NodeLogger } from './logger.js';
 import { logRoutes } from './route-log.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
@@ -89,7 +90,7 @@ export async function startServer(app: App, options: StartOptions = {}): Promise
         storage: `${storage.driver} at ${storage.location}`,
       },
     };
-    const instance = app.instantiate({
+    const instance = createAppInstance(app, {
       runtime,
       storage,
       logger,
