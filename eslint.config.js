@@ -11,7 +11,11 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['ui/src/**', 'examples/*/ui/**', 'src/browser/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

@@ -19,13 +19,19 @@ describe('berth start (real process, real socket)', () => {
     const out = server.stdout();
     const routes = [...out.matchAll(/route (GET|POST|PATCH|DELETE) +(\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
     expect(routes).toEqual([
+      'GET /docs',
+      'GET /admin/overview',
+      'GET /admin/realtime',
+      'GET /admin/service',
       'GET /books',
       'GET /books/:id',
       'POST /books',
       'PATCH /books/:id',
       'DELETE /books/:id',
+      'GET /',
+      'GET /*',
     ]);
-    expect(out.indexOf('route DELETE')).toBeLessThan(out.indexOf('listening on'));
+    expect(out.lastIndexOf('route ')).toBeLessThan(out.indexOf('listening on'));
     expect(out).toContain(`listening on http://localhost:${port} (port from the environment variable PORT)`);
   });
 
@@ -122,7 +128,7 @@ describe('berth start (real process, real socket)', () => {
     expect(requests[0]).toMatchObject({ method: 'GET', path: '/books', status: 200, requestId: 'req-42' });
     expect(typeof requests[0]!.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({ path: '/nope', status: 404 });
-    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(5);
+    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(11);
   });
 
   it('NODE_ENV=production also means release mode', async () => {

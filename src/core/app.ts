@@ -9,14 +9,32 @@ import { requestIdFor } from './request-id.js';
 import { routeAuth, type AppServices, type RequestLogEntry, type RouteDefinition } from './route.js';
 import { allowedMethodsLookup } from './allowed-methods.js';
 import { validate } from './validation.js';
+import type { StaticAssets } from './static-assets.js';
+import { createAdminModule } from '../modules/admin/index.js';
+import { createDocsModule } from '../modules/docs/index.js';
+import { createUiModule } from '../modules/ui/index.js';
+
+/**
+ * The UI served at `/`: Berth's admin UI (`'berth'`, the default), none
+ * (`false`), a directory of the project's own (`{ dir }`, Node only) or files
+ * given directly (`{ assets }`).
+ */
+export type UiOption = 'berth' | false | { dir: string } | { assets: StaticAssets };
 
 export interface AppOptions {
   /** The app's name: the CLI's name, the service unit's default name. */
   name: string;
   version?: string;
+  /** One paragraph for the API reference. */
+  description?: string;
   modules: ModuleDefinition[];
   /** Release or debug mode set in code; `BERTH_MODE` still overrides it. */
   mode?: Mode;
+  ui?: UiOption;
+  /** Serve the OpenAPI document at `/docs` (default true). */
+  docs?: boolean;
+  /** Serve the admin API under `/admin` (default true). */
+  admin?: boolean;
 }
 
 /** A route as registered, with the module it came from. */
@@ -37,6 +55,8 @@ export interface App {
   /** Every route in registration order, Berth's own first. */
   readonly routes: readonly RegisteredRoute[];
   readonly collections: readonly CollectionDefinition<object>[];
+  /** Every module, Berth's own (docs, admin, ui) included, in registration order. */
+  readonly modules: readonly ModuleDefinition[];
   /** Binds the app to its services and returns the request handler. */
   instantiate(services: AppServices): AppInstance;
 }
@@ -59,7 +79,21 @@ export function createApp(options: AppOptions): App {
   const routes: RegisteredRoute[] = [];
   const seen = new Map<string, string>();
   const names = new Set<string>();
-  for (const module of options.modules) {
+  const ui = options.ui ?? 'berth';
+  const described = () => ({
+    name: options.name,
+    version: options.version ?? '0.0.0',
+    ...(options.description ? { description: options.description } : {}),
+    routes,
+    modules,
+  });
+  const modules = [
+    ...(options.docs === false ? [] : [createDocsModule(described)]),
+    ...(options.admin === false ? [] : [createAdminModule(described)]),
+    ...options.modules,
+    ...(ui === false ? [] : [createUiModule(ui === 'berth' ? 'The Berth admin UI' : 'The UI of this app')]),
+  ];
+  for (const module of modules) {
     if (names.has(module.name)) throw new Error(`two modules are named "${module.name}"`);
     names.add(module.name);
     for (const route of module.routes) {
@@ -70,7 +104,7 @@ export function createApp(options: AppOptions): App {
       routes.push({ module: module.name, route });
     }
   }
-  const collections = options.modules.flatMap((module) => module.collections ?? []);
+  const collections = modules.flatMap((module) => module.collections ?? []);
 
   return {
     name: options.name,
@@ -78,7 +112,12 @@ export function createApp(options: AppOptions): App {
     options,
     routes,
     collections,
-    instantiate: (services) => instantiate(routes, services),
+    modules,
+    instantiate: (services) =>
+      instantiate(
+        routes,
+        typeof ui === 'object' && 'assets' in ui ? { ...services, uiAssets: ui.assets } : services,
+      ),
   };
 }
 

@@ -3,7 +3,22 @@
  * Node built-in and touches no `window`, so it runs in Node, a page and a
  * Service Worker alike.
  */
-export { createApp, type App, type AppInstance, type AppOptions, type RegisteredRoute } from './app.js';
+export {
+  createApp,
+  type App,
+  type AppInstance,
+  type AppOptions,
+  type RegisteredRoute,
+  type UiOption,
+} from './app.js';
+export { generateOpenApi } from './openapi.js';
+export {
+  contentTypeFor,
+  safeAssetPath,
+  isHashedAsset,
+  type StaticAsset,
+  type StaticAssets,
+} from './static-assets.js';
 export { defineModule, type ModuleDefinition } from './module.js';
 export {
   defineRoute,
@@ -11,6 +26,8 @@ export {
   type AppServices,
   type RequestLogEntry,
   type RuntimeInfo,
+  type RouteDocs,
+  type AdminReports,
   type HttpMethod,
   type RouteContext,
   type RouteDefinition,

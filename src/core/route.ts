@@ -3,6 +3,7 @@ import type { Storage } from '../storage/repository.js';
 import type { EventBus } from './events.js';
 import type { Logger } from './logger.js';
 import type { Mode } from './mode.js';
+import type { StaticAssets } from './static-assets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -43,6 +44,9 @@ export interface AppServices {
   /** Writes one request log line; defaults to `logger.info(entry, 'request')`. */
   logRequest?: (entry: RequestLogEntry) => void;
   runtime?: RuntimeInfo;
+  /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
+  uiAssets?: StaticAssets;
+  adminReports?: AdminReports;
 }
 
 /** What a route handler receives. */
@@ -53,6 +57,22 @@ export interface RouteContext<Params, Query, Body> {
   body: Body;
   requestId: string;
   services: AppServices;
+}
+
+/** Extra documentation a route may carry beyond its schemas (raw routes, non-JSON answers). */
+export interface RouteDocs {
+  /** Content type and description of the success answer when it is not JSON. */
+  successContent?: { type: string; description: string };
+  /** The name of the parameter a trailing `/*` stands for. */
+  wildcardName?: string;
+  /** Extra responses, by status. */
+  responses?: Record<string, { description: string }>;
+}
+
+/** Reports the admin API shows; each runtime fills in what it can. */
+export interface AdminReports {
+  realtime?: () => Promise<object> | object;
+  service?: () => Promise<object> | object;
 }
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -76,6 +96,8 @@ export interface RouteDefinition<
   query?: Q;
   /** A JSON body, validated by this schema. Without it the body is left unread. */
   body?: B;
+  /** More for the API reference, where the schemas do not say it all. */
+  docs?: RouteDocs;
   /** The success status, 200 unless set. */
   status?: number;
   /** The schema of a success answer, for the API reference. */

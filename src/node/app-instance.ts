@@ -1,10 +1,34 @@
-import type { App, AppInstance, AppServices } from '../core/index.js';
+import { isAbsolute, resolve } from 'node:path';
+import type { App, AppInstance, AppServices, Logger } from '../core/index.js';
+import { berthUiDir, directoryAssets } from './directory-assets.js';
+
+/** The UI files an app's `ui` option asks for, on Node. */
+export function uiAssetsFor(app: App, cwd: string, logger: Logger): AppServices['uiAssets'] {
+  const ui = app.options.ui ?? 'berth';
+  if (ui === false || (typeof ui === 'object' && 'assets' in ui)) return undefined;
+  const dir = ui === 'berth' ? berthUiDir : isAbsolute(ui.dir) ? ui.dir : resolve(cwd, ui.dir);
+  const assets = directoryAssets(dir);
+  if (!assets.exists) {
+    logger.warn(
+      { dir },
+      ui === 'berth'
+        ? `the admin UI is not built (${dir} is missing): run \`npm run build\` in the berth directory`
+        : `the UI directory ${dir} does not exist: check createApp({ ui: { dir } })`,
+    );
+  }
+  return assets;
+}
 
 /**
  * Binds an app to its services on Node. The one place where the Node runtime
  * adds what only it can provide to every instance (a fresh one per start or
  * reload).
  */
-export function createAppInstance(app: App, services: AppServices): AppInstance {
-  return app.instantiate(services);
+export function createAppInstance(
+  app: App,
+  services: AppServices,
+  context: { cwd: string } = { cwd: process.cwd() },
+): AppInstance {
+  const uiAssets = services.uiAssets ?? uiAssetsFor(app, context.cwd, services.logger);
+  return app.instantiate({ ...services, ...(uiAssets ? { uiAssets } : {}) });
 }

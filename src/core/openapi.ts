@@ -1,0 +1,196 @@
+import { z } from 'zod';
+import type { RegisteredRoute } from './app.js';
+import { errorCatalogue } from './errors.js';
+import { routeAuth, type RouteDefinition, type RouteDocs } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+type Operation = Record<string, unknown>;
+
+const toJsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
+  return json;
+};
+
+/** `/books/:id` → `/books/{id}`; `/socket.io/*` → `/socket.io/{path}`. */
+export function openApiPath(path: string, wildcardName = 'path'): string {
+  return path.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, `/{${wildcardName}}`);
+}
+
+function operationId(route: RouteDefinition, used: Set<string>): string {
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) =>
+      segment === '*' ? 'Any' : segment.startsWith(':') ? `By-${segment.slice(1)}` : segment,
+    )
+    .join('-')
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1));
+  let id = `${route.method.toLowerCase()}${words.join('') || 'Root'}`;
+  for (let n = 2; used.has(id); n++) id = `${id}${n}`;
+  used.add(id);
+  return id;
+}
+
+function parametersOf(route: RouteDefinition, docs: RouteDocs | undefined): Operation[] {
+  const parameters: Operation[] = [];
+  const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+  const pathSchema = route.params ? toJsonSchema(route.params, 'input') : undefined;
+  const pathProperties = (pathSchema?.properties ?? {}) as Record<string, JsonSchema>;
+  for (const name of pathNames) {
+    parameters.push({ name, in: 'path', required: true, schema: pathProperties[name] ?? { type: 'string' } });
+  }
+  if (route.path.endsWith('/*')) {
+    parameters.push({
+      name: docs?.wildcardName ?? 'path',
+      in: 'path',
+      required: true,
+      description: 'Matches the rest of the path.',
+      schema: { type: 'string' },
+    });
+  }
+  if (route.query) {
+    const query = toJsonSchema(route.query, 'input');
+    const required = new Set((query.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
+      const { description, ...rest } = schema;
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name) && !('default' in schema),
+        schema: rest,
+        ...(description ? { description } : {}),
+      });
+    }
+  }
+  return parameters;
+}
+
+const problemRef = (code: keyof typeof errorCatalogue) => ({
+  description: errorCatalogue[code].title,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Record<string, unknown> {
+  const status = String(route.status ?? 200);
+  const responses: Record<string, unknown> = {};
+  if (docs?.successContent) {
+    responses[status] = {
+      description: docs.successContent.description,
+      content: { [docs.successContent.type]: { schema: {} } },
+    };
+  } else if (status === '204' || (!route.response && route.method === 'DELETE')) {
+    responses[status === '200' ? '204' : status] = { description: 'Done; no content.' };
+  } else {
+    responses[status] = {
+      description: 'Success.',
+      content: {
+        'application/json': { schema: route.response ? toJsonSchema(route.response, 'output') : {} },
+      },
+    };
+  }
+  if (route.body) {
+    responses['400'] = problemRef('BERTH_MALFORMED_JSON');
+    responses['413'] = problemRef('BERTH_PAYLOAD_TOO_LARGE');
+    responses['415'] = problemRef('BERTH_UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (routeAuth(route) === 'admin') {
+    responses['401'] = problemRef('BERTH_UNAUTHORIZED');
+    responses['403'] = problemRef('BERTH_FORBIDDEN');
+  }
+  if (route.path.includes(':')) responses['404'] = problemRef('BERTH_RECORD_NOT_FOUND');
+  if (route.body && route.method === 'POST') responses['409'] = problemRef('BERTH_CONFLICT');
+  if (route.body || route.query || route.params) responses['422'] = problemRef('BERTH_VALIDATION_FAILED');
+  responses['500'] = problemRef('BERTH_INTERNAL');
+  for (const [code, response] of Object.entries(docs?.responses ?? {})) responses[code] = response;
+  return responses;
+}
+
+const problemSchema = {
+  type: 'object',
+  description: 'An RFC 9457 problem document; every Berth error has this shape.',
+  required: ['type', 'title', 'status', 'detail', 'code', 'hint'],
+  properties: {
+    type: { type: 'string', examples: ['urn:berth:problem:not-found'] },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(errorCatalogue) },
+    hint: { type: 'string', description: 'What to do next.' },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'One entry per invalid field (422 only).',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+    stack: { type: 'string', description: 'Debug mode only, on 500 answers.' },
+  },
+};
+
+/**
+ * The OpenAPI 3.1 document of an app, generated from the same zod schemas
+ * that validate its requests.
+ */
+export function generateOpenApi(app: {
+  name: string;
+  version: string;
+  description?: string;
+  routes: readonly RegisteredRoute[];
+  modules: ReadonlyArray<{ name: string; description?: string }>;
+}): Record<string, unknown> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  const used = new Set<string>();
+  for (const { module, route } of app.routes) {
+    const docs = route.docs;
+    const path = openApiPath(route.path, docs?.wildcardName);
+    const operation: Operation = {
+      operationId: operationId(route, used),
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [module],
+      parameters: parametersOf(route, docs),
+      responses: responsesOf(route, docs),
+      security: routeAuth(route) === 'admin' ? [{ adminToken: [] }] : [],
+    };
+    if (route.body) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: toJsonSchema(route.body, 'input') } },
+      };
+    }
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: app.name,
+      version: app.version,
+      description: app.description ?? `The HTTP API of ${app.name}, served by Berth.`,
+    },
+    tags: app.modules.map((module) => ({
+      name: module.name,
+      ...(module.description ? { description: module.description } : {}),
+    })),
+    paths,
+    components: {
+      schemas: { Problem: problemSchema },
+      securitySchemes: {
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The admin token: printed once at first start, or set with BERTH_ADMIN_TOKEN. Send it as "Authorization: Bearer <token>".',
+        },
+      },
+    },
+  };
+}

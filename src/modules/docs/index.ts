@@ -1,0 +1,36 @@
+import type { RegisteredRoute } from '../../core/app.js';
+import { defineModule, type ModuleDefinition } from '../../core/module.js';
+import { generateOpenApi } from '../../core/openapi.js';
+import { defineRoute } from '../../core/route.js';
+
+export interface DocumentedApp {
+  name: string;
+  version: string;
+  description?: string;
+  routes: readonly RegisteredRoute[];
+  modules: ReadonlyArray<{ name: string; description?: string }>;
+}
+
+/** `GET /docs`: the OpenAPI 3.1 document of every route of the app, Berth's own included. */
+export function createDocsModule(app: () => DocumentedApp): ModuleDefinition {
+  let document: string | undefined;
+  return defineModule({
+    name: 'docs',
+    description: 'The API reference of this server.',
+    routes: [
+      defineRoute({
+        method: 'GET',
+        path: '/docs',
+        summary: 'The OpenAPI 3.1 document',
+        description: 'Generated from the schemas that validate every request.',
+        docs: { successContent: { type: 'application/json', description: 'An OpenAPI 3.1 document.' } },
+        handler: () => {
+          document ??= JSON.stringify(generateOpenApi(app()));
+          return new Response(document, {
+            headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
+          });
+        },
+      }),
+    ],
+  });
+}

@@ -1,0 +1,88 @@
+import { problemFor, problemResponse } from '../../core/errors.js';
+import { defineModule, type ModuleDefinition } from '../../core/module.js';
+import { defineRoute, type RouteContext } from '../../core/route.js';
+import { isHashedAsset, safeAssetPath, type StaticAsset } from '../../core/static-assets.js';
+
+const htmlNavigation = (request: Request): boolean =>
+  (request.headers.get('accept') ?? '').includes('text/html');
+
+function send(asset: StaticAsset, path: string, request: Request, requestId: string): Response {
+  const headers: Record<string, string> = {
+    'content-type': asset.contentType,
+    etag: asset.etag,
+    'cache-control': isHashedAsset(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': requestId,
+  };
+  if (asset.contentType.startsWith('text/html')) {
+    headers['content-security-policy'] =
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; frame-ancestors 'none'";
+    headers['x-frame-options'] = 'DENY';
+  }
+  if (request.headers.get('if-none-match') === asset.etag) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(asset.body as BodyInit, { headers });
+}
+
+function notFound(request: Request, requestId: string): Response {
+  const path = new URL(request.url).pathname;
+  return problemResponse(
+    problemFor('BERTH_NOT_FOUND', `no route matches ${request.method} ${path}`, { requestId }),
+    {
+      'x-request-id': requestId,
+    },
+  );
+}
+
+async function serve({
+  request,
+  services,
+  requestId,
+}: RouteContext<unknown, unknown, unknown>): Promise<Response> {
+  const assets = services.uiAssets;
+  const urlPath = new URL(request.url).pathname;
+  const path = safeAssetPath(urlPath);
+  if (!assets || path === undefined) return notFound(request, requestId);
+  const file = path === '' ? undefined : await assets.get(path);
+  if (file) return send(file, path, request, requestId);
+  // Single-page apps: a browser navigating to any other path gets index.html.
+  if (path === '' || htmlNavigation(request)) {
+    const index = await assets.get('index.html');
+    if (index) return send(index, 'index.html', request, requestId);
+  }
+  return notFound(request, requestId);
+}
+
+/**
+ * Serves a UI at `/`: its files with content types and ETags (a year of
+ * cache for hashed assets), and index.html for browser navigations to any
+ * other path. Registered after every other module, so API routes win.
+ */
+export function createUiModule(description: string): ModuleDefinition {
+  const html = { type: 'text/html', description };
+  return defineModule({
+    name: 'ui',
+    description,
+    routes: [
+      defineRoute({
+        method: 'GET',
+        path: '/',
+        summary: description,
+        docs: { successContent: html },
+        handler: serve,
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/*',
+        summary: 'UI files; browser navigations fall back to index.html',
+        docs: {
+          successContent: { type: '*/*', description: 'A file of the UI, or index.html' },
+          wildcardName: 'file',
+          responses: { '304': { description: 'Not modified (ETag matched).' } },
+        },
+        handler: serve,
+      }),
+    ],
+  });
+}

@@ -1,0 +1,148 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/core/index.js';
+import { booksModule } from '../src/modules/books/index.js';
+import { instantiate } from './helpers/in-process.js';
+import { berthBin, bookshopBin, startBinary, tempDir } from './helpers/processes.js';
+
+type Document = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security: unknown[];
+        responses: Record<string, unknown>;
+        parameters: Array<{ name: string; in: string }>;
+        requestBody?: unknown;
+      }
+    >
+  >;
+  components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+};
+
+const token = 'docs-test-admin-token-0123456789';
+
+async function documentOf(url: string): Promise<Document> {
+  const response = await fetch(`${url}/docs`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  return (await response.json()) as Document;
+}
+
+/** The operation documenting a route of the route table, whatever its parameters are named. */
+function operationFor(document: Document, route: { method: string; path: string }) {
+  const pattern = new RegExp(
+    `^${route.path
+      .replace(/[.+?^$()|[\]\\]/g, '\\$&')
+      .replace(/:\w+/g, '\\{\\w+\\}')
+      .replace(/\*$/, '\\{\\w+\\}')}$`,
+  );
+  const path = Object.keys(document.paths).find((candidate) => pattern.test(candidate));
+  return path ? document.paths[path]![route.method.toLowerCase()] : undefined;
+}
+
+const routeTable = (log: string) =>
+  [...log.matchAll(/route (GET|POST|PUT|PATCH|DELETE) +(\S+)/g)].map((m) => ({ method: m[1]!, path: m[2]! }));
+
+describe('GET /docs', () => {
+  it('is a valid OpenAPI 3.1 document (checked by a real validator)', async () => {
+    const { request } = await instantiate(createApp({ name: 'books', modules: [booksModule] }));
+    const document = await (await request('/docs')).json();
+    const validator = new Validator();
+    const result = await validator.validate(document as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('the validator does reject a broken document', async () => {
+    const result = await new Validator().validate({
+      openapi: '3.1.0',
+      info: { title: 'x' },
+      paths: { books: 1 },
+    });
+    expect(result.valid).toBe(false);
+  });
+
+  it('describes parameters, bodies, problem responses and the admin token', async () => {
+    const { request } = await instantiate(createApp({ name: 'books', modules: [booksModule] }));
+    const document = (await (await request('/docs')).json()) as Document;
+    const list = document.paths['/books']!.get!;
+    expect(list.parameters.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['author', 'q', 'yearFrom', 'yearTo', 'sort', 'limit', 'offset']),
+    );
+    expect(list.security).toEqual([]);
+    const create = document.paths['/books']!.post!;
+    expect(create.security).toEqual([{ adminToken: [] }]);
+    expect(create.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { required: ['title', 'author'] } } },
+    });
+    expect(Object.keys(create.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '500']),
+    );
+    expect(create.responses['422']).toMatchObject({
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    });
+    expect(document.paths['/books/{id}']!.get!.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
+    expect(document.components.securitySchemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('covers every route of the start-up route table (berth)', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    const document = await documentOf(server.url);
+    const routes = routeTable(server.stdout());
+    expect(routes.length).toBeGreaterThan(8);
+    expect(operationFor(document, { method: 'GET', path: '/books/:id' })).toBeDefined();
+    expect(operationFor(document, { method: 'PUT', path: '/books/:id' })).toBeUndefined();
+    expect(operationFor(document, { method: 'GET', path: '/nope/:id' })).toBeUndefined();
+    const missing = routes.filter((route) => !operationFor(document, route));
+    expect(missing).toEqual([]);
+  });
+
+  it("covers every route of a project binary, its own module's included (bookshop)", async () => {
+    const server = await startBinary(bookshopBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    const document = await documentOf(server.url);
+    const routes = routeTable(server.stdout());
+    expect(routes).toContainEqual({ method: 'GET', path: '/authors' });
+    expect(routes.filter((route) => !operationFor(document, route))).toEqual([]);
+  });
+
+  it('every /admin route answers 401 without the token (enumerated from /docs)', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    const document = await documentOf(server.url);
+    const adminOperations = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/admin'))
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => ({ path, method })));
+    expect(adminOperations.length).toBeGreaterThanOrEqual(3);
+    for (const { path, method } of adminOperations) {
+      const response = await fetch(`${server.url}${path}`, { method: method.toUpperCase() });
+      expect(`${method} ${path} ${response.status}`).toBe(`${method} ${path} 401`);
+      expect(document.paths[path]![method]!.security).toEqual([{ adminToken: [] }]);
+    }
+    const overview = await fetch(`${server.url}/admin/overview`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(overview.status).toBe(200);
+    expect(await overview.json()).toMatchObject({
+      name: 'berth',
+      mode: 'debug',
+      port: server.port,
+      portSource: 'the environment variable PORT',
+      runtime: 'node',
+    });
+  });
+});
