@@ -8,4 +8,5 @@ export { startServer, type RunningServer, type StartOptions } from './node/start
 export { SettingError } from './node/setting-error.js';
 export { openSqliteStorage } from './storage/sqlite.js';
 export { booksModule } from './modules/books/index.js';
+export { chatModule, chatChannel } from './modules/chat/index.js';
 export { createBerthApp, berthVersion } from './berth-app.js';

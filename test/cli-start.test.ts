@@ -28,6 +28,9 @@ describe('berth start (real process, real socket)', () => {
       'POST /books',
       'PATCH /books/:id',
       'DELETE /books/:id',
+      'GET /socket.io/*',
+      'POST /socket.io/*',
+      'GET /chat',
       'GET /',
       'GET /*',
     ]);
@@ -128,7 +131,7 @@ describe('berth start (real process, real socket)', () => {
     expect(requests[0]).toMatchObject({ method: 'GET', path: '/books', status: 200, requestId: 'req-42' });
     expect(typeof requests[0]!.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({ path: '/nope', status: 404 });
-    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(11);
+    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(14);
   });
 
   it('NODE_ENV=production also means release mode', async () => {

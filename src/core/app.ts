@@ -13,6 +13,8 @@ import type { StaticAssets } from './static-assets.js';
 import { createAdminModule } from '../modules/admin/index.js';
 import { createDocsModule } from '../modules/docs/index.js';
 import { createUiModule } from '../modules/ui/index.js';
+import { createRealtimeModule, defaultRealtimePath } from '../modules/realtime/index.js';
+import type { ChannelDefinition } from './channel.js';
 
 /**
  * The UI served at `/`: Berth's admin UI (`'berth'`, the default), none
@@ -35,6 +37,8 @@ export interface AppOptions {
   docs?: boolean;
   /** Serve the admin API under `/admin` (default true). */
   admin?: boolean;
+  /** The realtime transport at `/{path}/*` (default path `socket.io`); `false` turns realtime off. */
+  realtime?: false | { path?: string };
 }
 
 /** A route as registered, with the module it came from. */
@@ -57,6 +61,10 @@ export interface App {
   readonly collections: readonly CollectionDefinition<object>[];
   /** Every module, Berth's own (docs, admin, ui) included, in registration order. */
   readonly modules: readonly ModuleDefinition[];
+  /** Every realtime channel of every module. */
+  readonly channels: readonly ChannelDefinition[];
+  /** The realtime transport path (without slashes), or undefined when realtime is off. */
+  readonly realtimePath: string | undefined;
   /** Binds the app to its services and returns the request handler. */
   instantiate(services: AppServices): AppInstance;
 }
@@ -91,6 +99,14 @@ export function createApp(options: AppOptions): App {
     ...(options.docs === false ? [] : [createDocsModule(described)]),
     ...(options.admin === false ? [] : [createAdminModule(described)]),
     ...options.modules,
+    ...(options.realtime === false
+      ? []
+      : [
+          createRealtimeModule(
+            options.realtime?.path ?? defaultRealtimePath,
+            options.modules.flatMap((module) => module.channels ?? []),
+          ),
+        ]),
     ...(ui === false ? [] : [createUiModule(ui === 'berth' ? 'The Berth admin UI' : 'The UI of this app')]),
   ];
   for (const module of modules) {
@@ -113,6 +129,8 @@ export function createApp(options: AppOptions): App {
     routes,
     collections,
     modules,
+    channels: modules.flatMap((module) => module.channels ?? []),
+    realtimePath: options.realtime === false ? undefined : (options.realtime?.path ?? defaultRealtimePath),
     instantiate: (services) =>
       instantiate(
         routes,
@@ -163,6 +181,10 @@ function instantiate(routes: readonly RegisteredRoute[], services: AppServices):
   };
 }
 
+/** A Response from any Response class (a runtime may swap the global one for its own). */
+const isResponse = (value: unknown): value is Response =>
+  value instanceof Response || Object.prototype.toString.call(value) === '[object Response]';
+
 function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('://') + 3);
   if (start < 0) return '/';
@@ -182,8 +204,9 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
-    const result = await route.handler({ request, params, query, body, requestId, services });
-    if (result instanceof Response) return result;
+    const platform = c.env.runtime;
+    const result = await route.handler({ request, platform, params, query, body, requestId, services });
+    if (isResponse(result)) return result;
     if (result === undefined) {
       return new Response(null, {
         status: status === 200 ? 204 : status,

@@ -49,6 +49,11 @@ export const errorCatalogue = {
     title: 'Payload too large',
     hint: 'Send a smaller body, or raise "bodyLimit" in berth.config.json (BERTH_BODY_LIMIT).',
   },
+  BERTH_UPGRADE_REQUIRED: {
+    status: 426,
+    title: 'Upgrade required',
+    hint: 'Open this path with a WebSocket client.',
+  },
   BERTH_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: 'Unsupported media type',

@@ -13,6 +13,12 @@ export {
 } from './app.js';
 export { generateOpenApi } from './openapi.js';
 export {
+  defineChannel,
+  type ChannelDefinition,
+  type ChannelMessage,
+  type ChannelContext,
+} from './channel.js';
+export {
   contentTypeFor,
   safeAssetPath,
   isHashedAsset,
@@ -28,6 +34,7 @@ export {
   type RuntimeInfo,
   type RouteDocs,
   type AdminReports,
+  type RealtimeBridge,
   type HttpMethod,
   type RouteContext,
   type RouteDefinition,

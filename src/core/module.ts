@@ -1,4 +1,5 @@
 import type { CollectionDefinition } from '../storage/collection.js';
+import type { ChannelDefinition } from './channel.js';
 import type { RouteDefinition } from './route.js';
 
 export interface ModuleDefinition {
@@ -8,6 +9,8 @@ export interface ModuleDefinition {
   /** Collections this module stores; they are migrated at start. */
   collections?: CollectionDefinition<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   routes: RouteDefinition<any, any, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Realtime channels this module serves. */
+  channels?: ChannelDefinition[];
 }
 
 /**

@@ -47,11 +47,14 @@ export interface AppServices {
   /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
   uiAssets?: StaticAssets;
   adminReports?: AdminReports;
+  realtime?: RealtimeBridge;
 }
 
 /** What a route handler receives. */
 export interface RouteContext<Params, Query, Body> {
   request: Request;
+  /** The runtime's own bindings for this request (on Node: `{ incoming, outgoing }`). */
+  platform: unknown;
   params: Params;
   query: Query;
   body: Body;
@@ -67,6 +70,11 @@ export interface RouteDocs {
   wildcardName?: string;
   /** Extra responses, by status. */
   responses?: Record<string, { description: string }>;
+}
+
+/** How the runtime serves the realtime transport route, when it has one. */
+export interface RealtimeBridge {
+  transport(request: Request, platform: unknown): Response | Promise<Response>;
 }
 
 /** Reports the admin API shows; each runtime fills in what it can. */

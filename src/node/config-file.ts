@@ -14,6 +14,11 @@ export const ConfigFile = z.strictObject({
   mode: z.enum(['debug', 'release']).optional(),
   bodyLimit: z.number().int().positive().optional(),
   shutdownTimeout: z.number().int().min(0).optional(),
+  realtimePath: z.string().optional(),
+  realtimeMaxMessage: z.number().int().positive().optional(),
+  realtimeOrigins: z.array(z.string()).optional(),
+  realtimePingInterval: z.number().int().positive().optional(),
+  realtimePingTimeout: z.number().int().positive().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFile>;
 

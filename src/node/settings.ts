@@ -4,6 +4,7 @@ import { loadConfigFile } from './config-file.js';
 import { mergeEnvironment, readEnvFile, type Environment } from './env-file.js';
 import { defaultPort, parsePort } from './port.js';
 import { SettingError } from './setting-error.js';
+import { defaultRealtimeSettings, type RealtimeSettings } from '../realtime/node-realtime.js';
 
 /** Options given on the command line. */
 export interface StartFlags {
@@ -28,6 +29,9 @@ export interface Settings {
   mode: Sourced<Mode>;
   bodyLimit: Sourced<number>;
   shutdownTimeout: Sourced<number>;
+  /** Undefined keeps the app's own realtime path. */
+  realtimePath: Sourced<string | undefined>;
+  realtime: RealtimeSettings;
   env: Environment;
 }
 
@@ -97,6 +101,57 @@ export function resolveSettings(options: {
     (raw, source) => positiveInteger(raw, source, 'shutdown timeout (milliseconds)'),
   );
 
+  const realtimePath = pick<string | undefined>(
+    undefined,
+    'BERTH_REALTIME_PATH',
+    'realtimePath',
+    undefined,
+    (raw) => raw,
+  );
+  if (realtimePath.value !== undefined) {
+    const trimmed = realtimePath.value.replace(/^\/+|\/+$/g, '');
+    if (!/^[A-Za-z0-9._~-]+(?:\/[A-Za-z0-9._~-]+)*$/.test(trimmed)) {
+      throw new SettingError(
+        `invalid realtime path "${realtimePath.value}" from ${realtimePath.source}: use path segments of letters, digits, ".", "_", "~" or "-" (e.g. "socket.io")`,
+      );
+    }
+    realtimePath.value = trimmed;
+  }
+  const realtime: RealtimeSettings = {
+    maxMessageBytes: pick(
+      undefined,
+      'BERTH_REALTIME_MAX_MESSAGE',
+      'realtimeMaxMessage',
+      defaultRealtimeSettings.maxMessageBytes,
+      (raw, source) => positiveInteger(raw, source, 'realtime message limit (bytes)'),
+    ).value,
+    origins: pick<readonly string[]>(
+      undefined,
+      'BERTH_REALTIME_ORIGINS',
+      'realtimeOrigins',
+      defaultRealtimeSettings.origins,
+      (raw) =>
+        raw
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+    ).value,
+    pingInterval: pick(
+      undefined,
+      'BERTH_REALTIME_PING_INTERVAL',
+      'realtimePingInterval',
+      defaultRealtimeSettings.pingInterval,
+      (raw, source) => positiveInteger(raw, source, 'realtime ping interval (ms)'),
+    ).value,
+    pingTimeout: pick(
+      undefined,
+      'BERTH_REALTIME_PING_TIMEOUT',
+      'realtimePingTimeout',
+      defaultRealtimeSettings.pingTimeout,
+      (raw, source) => positiveInteger(raw, source, 'realtime ping timeout (ms)'),
+    ).value,
+  };
+
   let mode: Sourced<Mode>;
   try {
     const preset = config.values.mode
@@ -108,5 +163,17 @@ export function resolveSettings(options: {
     throw new SettingError((error as Error).message);
   }
 
-  return { cwd, configPath: config.path, port, host, dataDir, mode, bodyLimit, shutdownTimeout, env };
+  return {
+    cwd,
+    configPath: config.path,
+    port,
+    host,
+    dataDir,
+    mode,
+    bodyLimit,
+    shutdownTimeout,
+    realtimePath,
+    realtime,
+    env,
+  };
 }

@@ -1,0 +1,67 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { onTestFinished } from 'vitest';
+import { createApp, EventBus, hashToken, silentLogger, type Mode } from '../../src/core/index.js';
+import { booksModule } from '../../src/modules/books/index.js';
+import { chatModule } from '../../src/modules/chat/index.js';
+import {
+  createNodeRealtime,
+  defaultRealtimeSettings,
+  type RealtimeSettings,
+} from '../../src/realtime/node-realtime.js';
+import { openSqliteStorage } from '../../src/storage/sqlite.js';
+import { adminToken } from './in-process.js';
+
+/** Books and chat with Node realtime on a real port, closed when the test ends. */
+export async function startRealtimeServer(
+  options: { mode?: Mode; realtime?: Partial<RealtimeSettings>; path?: string } = {},
+) {
+  const app = createApp({
+    name: 'realtime-test',
+    modules: [booksModule, chatModule],
+    ...(options.path ? { realtime: { path: options.path } } : {}),
+  });
+  const storage = openSqliteStorage(':memory:');
+  await storage.migrate([...app.collections]);
+  const events = new EventBus();
+  const mode = options.mode ?? 'release';
+  const realtime = createNodeRealtime(app, {
+    events,
+    logger: silentLogger,
+    mode,
+    settings: { ...defaultRealtimeSettings, ...options.realtime },
+  })!;
+  const instance = app.instantiate({
+    storage,
+    logger: silentLogger,
+    events,
+    mode,
+    bodyLimit: 1024 * 1024,
+    adminTokenHash: await hashToken(adminToken),
+    realtime: realtime.bridge,
+    adminReports: { realtime: () => realtime.monitor.report() },
+  });
+  const server = createServer(getRequestListener((request, env) => instance.fetch(request, env)));
+  realtime.attach(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  const close = async () => {
+    await realtime.close();
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+  };
+  let closed = false;
+  onTestFinished(async () => {
+    if (!closed) await close();
+  });
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    realtime,
+    close: async () => {
+      closed = true;
+      await close();
+    },
+  };
+}
