@@ -7,6 +7,8 @@ export interface SqlDialect {
   placeholder(index: number): string;
   /** Case-insensitive LIKE. */
   ilike: string;
+  /** Booleans as the engine stores them (SQLite: 0 and 1). */
+  booleans: 'native' | 'integer';
 }
 
 export const quote = (name: string): string => `"${name}"`;
@@ -57,7 +59,10 @@ export function buildListClauses(
     } else if (condition.value === null) {
       parts.push(`${column} IS ${condition.op === 'ne' ? 'NOT ' : ''}NULL`);
     } else {
-      const value = typeof condition.value === 'boolean' ? Number(condition.value) : condition.value;
+      const value =
+        typeof condition.value === 'boolean' && dialect.booleans === 'integer'
+          ? Number(condition.value)
+          : condition.value;
       parts.push(`${column} ${operators[condition.op]} ${next(value)}`);
     }
   }

@@ -6,7 +6,7 @@ import type { CollectionDefinition, FieldType, StoredRecord } from './collection
 import type { ListQuery, MigrationStep, Repository, Storage } from './repository.js';
 import { buildListClauses, knownColumns, quote, type SqlDialect } from './sql-query.js';
 
-const dialect: SqlDialect = { placeholder: () => '?', ilike: 'LIKE' };
+const dialect: SqlDialect = { placeholder: () => '?', ilike: 'LIKE', booleans: 'integer' };
 
 const columnTypes: Record<FieldType, string> = {
   text: 'TEXT',
