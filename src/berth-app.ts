@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { createApp, type App } from './core/index.js';
 import { booksModule } from './modules/books/index.js';
+import { batchModule } from './modules/batch/index.js';
 import { chatModule } from './modules/chat/index.js';
+import { usersModule } from './modules/users/index.js';
 
 /** Berth's own version, from its package.json. */
 export const berthVersion: string = (createRequire(import.meta.url)('../package.json') as { version: string })
@@ -9,5 +11,9 @@ export const berthVersion: string = (createRequire(import.meta.url)('../package.
 
 /** The app `berth start` serves when Berth runs on its own. */
 export function createBerthApp(): App {
-  return createApp({ name: 'berth', version: berthVersion, modules: [booksModule, chatModule] });
+  return createApp({
+    name: 'berth',
+    version: berthVersion,
+    modules: [booksModule, usersModule, chatModule, batchModule],
+  });
 }

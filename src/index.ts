@@ -9,4 +9,7 @@ export { SettingError } from './node/setting-error.js';
 export { openSqliteStorage } from './storage/sqlite.js';
 export { booksModule } from './modules/books/index.js';
 export { chatModule, chatChannel } from './modules/chat/index.js';
+export { usersModule } from './modules/users/index.js';
+export { batchModule } from './modules/batch/index.js';
+export { openPostgresStorage } from './storage/postgres.js';
 export { createBerthApp, berthVersion } from './berth-app.js';

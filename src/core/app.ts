@@ -139,7 +139,8 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-function instantiate(routes: readonly RegisteredRoute[], services: AppServices): AppInstance {
+function instantiate(routes: readonly RegisteredRoute[], given: AppServices): AppInstance {
+  const services: AppServices = { ...given };
   const hono = new Hono<{ Bindings: DispatchEnv }>();
   for (const { route } of routes) hono.on(route.method, route.path, routeHandler(route, services));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
@@ -163,7 +164,7 @@ function instantiate(routes: readonly RegisteredRoute[], services: AppServices):
 
   const logRequest =
     services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
-  return {
+  const instance: AppInstance = {
     fetch(request, runtime) {
       const started = performance.now();
       const requestId = requestIdFor(request.headers.get('x-request-id'));
@@ -179,6 +180,8 @@ function instantiate(routes: readonly RegisteredRoute[], services: AppServices):
       });
     },
   };
+  services.dispatch ??= (request) => instance.fetch(request);
+  return instance;
 }
 
 /** A Response from any Response class (a runtime may swap the global one for its own). */
@@ -193,7 +196,7 @@ function pathOf(url: string): string {
 }
 
 function routeHandler(route: RouteDefinition, services: AppServices) {
-  const admin = routeAuth(route) === 'admin';
+  const admin = routeAuth(route) === 'admin' && services.adminAccess !== 'open';
   const status = route.status ?? 200;
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
     const { requestId } = c.env;

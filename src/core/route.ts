@@ -48,6 +48,13 @@ export interface AppServices {
   uiAssets?: StaticAssets;
   adminReports?: AdminReports;
   realtime?: RealtimeBridge;
+  /**
+   * Who may use admin routes: `token` (the default) checks the admin token;
+   * `open` lets everyone, for in-page servers that belong to the page's user.
+   */
+  adminAccess?: 'token' | 'open';
+  /** Serves a request with this same app; set by `instantiate`, used by the batch entry. */
+  dispatch?: (request: Request) => Promise<Response>;
 }
 
 /** What a route handler receives. */
