@@ -13,6 +13,7 @@ export async function freshSchema(): Promise<string> {
   } catch (error) {
     throw new Error(
       `PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}): start it (pg_ctlcluster 15 main start) or set BERTH_TEST_DATABASE_URL`,
+      { cause: error },
     );
   }
   await client.query(`CREATE SCHEMA ${schema}`);
