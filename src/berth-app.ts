@@ -3,6 +3,7 @@ import { createApp, type App } from './core/index.js';
 import { booksModule } from './modules/books/index.js';
 import { batchModule } from './modules/batch/index.js';
 import { chatModule } from './modules/chat/index.js';
+import { playgroundModule } from './modules/playground/index.js';
 import { usersModule } from './modules/users/index.js';
 
 /** Berth's own version, from its package.json. */
@@ -14,6 +15,6 @@ export function createBerthApp(): App {
   return createApp({
     name: 'berth',
     version: berthVersion,
-    modules: [booksModule, usersModule, chatModule, batchModule],
+    modules: [booksModule, usersModule, chatModule, batchModule, playgroundModule],
   });
 }

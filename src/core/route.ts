@@ -46,6 +46,8 @@ export interface AppServices {
   runtime?: RuntimeInfo;
   /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
   uiAssets?: StaticAssets;
+  /** Other static sites the app mounts, by name (the in-browser playground). */
+  sites?: Record<string, StaticAssets>;
   adminReports?: AdminReports;
   realtime?: RealtimeBridge;
   /**

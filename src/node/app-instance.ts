@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { App, AppInstance, AppServices, Logger } from '../core/index.js';
-import { berthUiDir, directoryAssets } from './directory-assets.js';
+import { berthPlaygroundDir, berthUiDir, directoryAssets } from './directory-assets.js';
 
 /** The UI files an app's `ui` option asks for, on Node. */
 export function uiAssetsFor(app: App, cwd: string, logger: Logger): AppServices['uiAssets'] {
@@ -30,5 +30,6 @@ export function createAppInstance(
   context: { cwd: string } = { cwd: process.cwd() },
 ): AppInstance {
   const uiAssets = services.uiAssets ?? uiAssetsFor(app, context.cwd, services.logger);
-  return app.instantiate({ ...services, ...(uiAssets ? { uiAssets } : {}) });
+  const sites = services.sites ?? { playground: directoryAssets(berthPlaygroundDir) };
+  return app.instantiate({ ...services, sites, ...(uiAssets ? { uiAssets } : {}) });
 }

@@ -8,6 +8,9 @@ import { contentTypeFor, type StaticAsset, type StaticAssets } from '../core/ind
 /** Where the package build puts Berth's own admin UI. */
 export const berthUiDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'ui');
 
+/** Where the package build puts the in-browser server demo. */
+export const berthPlaygroundDir = resolve(berthUiDir, '..', 'playground');
+
 /**
  * Serves files from one directory, never outside it: the path is checked
  * again after following symbolic links. Files are cached in memory until

@@ -1,7 +1,12 @@
 import { problemFor, problemResponse } from '../../core/errors.js';
 import { defineModule, type ModuleDefinition } from '../../core/module.js';
-import { defineRoute, type RouteContext } from '../../core/route.js';
-import { isHashedAsset, safeAssetPath, type StaticAsset } from '../../core/static-assets.js';
+import { defineRoute, type AppServices, type RouteContext } from '../../core/route.js';
+import {
+  isHashedAsset,
+  safeAssetPath,
+  type StaticAsset,
+  type StaticAssets,
+} from '../../core/static-assets.js';
 
 const htmlNavigation = (request: Request): boolean =>
   (request.headers.get('accept') ?? '').includes('text/html');
@@ -35,24 +40,35 @@ function notFound(request: Request, requestId: string): Response {
   );
 }
 
-async function serve({
-  request,
-  services,
-  requestId,
-}: RouteContext<unknown, unknown, unknown>): Promise<Response> {
-  const assets = services.uiAssets;
-  const urlPath = new URL(request.url).pathname;
-  const path = safeAssetPath(urlPath);
-  if (!assets || path === undefined) return notFound(request, requestId);
-  const file = path === '' ? undefined : await assets.get(path);
-  if (file) return send(file, path, request, requestId);
-  // Single-page apps: a browser navigating to any other path gets index.html.
-  if (path === '' || htmlNavigation(request)) {
-    const index = await assets.get('index.html');
-    if (index) return send(index, 'index.html', request, requestId);
-  }
-  return notFound(request, requestId);
+/** A handler serving files mounted at `mount` ('' for the root) from the assets `pick` chooses. */
+export function staticFiles(mount: string, pick: (services: AppServices) => StaticAssets | undefined) {
+  return async ({
+    request,
+    services,
+    requestId,
+  }: RouteContext<unknown, unknown, unknown>): Promise<Response> => {
+    const assets = pick(services);
+    const urlPath = new URL(request.url).pathname;
+    if (mount && urlPath === mount) {
+      return new Response(null, {
+        status: 308,
+        headers: { location: `${mount}/`, 'x-request-id': requestId },
+      });
+    }
+    const path = safeAssetPath(urlPath.slice(mount.length));
+    if (!assets || path === undefined) return notFound(request, requestId);
+    const file = path === '' ? undefined : await assets.get(path);
+    if (file) return send(file, path, request, requestId);
+    // Single-page apps: a browser navigating to any other path gets index.html.
+    if (path === '' || htmlNavigation(request)) {
+      const index = await assets.get('index.html');
+      if (index) return send(index, 'index.html', request, requestId);
+    }
+    return notFound(request, requestId);
+  };
 }
+
+const serve = staticFiles('', (services) => services.uiAssets);
 
 /**
  * Serves a UI at `/`: its files with content types and ETags (a year of

@@ -1,0 +1,32 @@
+import { defineModule } from '../../core/module.js';
+import { defineRoute } from '../../core/route.js';
+import { staticFiles } from '../ui/index.js';
+
+const serve = staticFiles('/playground', (services) => services.sites?.playground);
+const page = { type: 'text/html', description: 'The in-browser server demo page' };
+
+/**
+ * `/playground/`: the in-browser server demo (users on IndexedDB, the chat
+ * channel in the page), built into the package. It also works from any
+ * static host.
+ */
+export const playgroundModule = defineModule({
+  name: 'playground',
+  description: 'The in-browser server demo page.',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/playground',
+      summary: 'Redirects to /playground/',
+      docs: { successContent: page, responses: { '308': { description: 'To /playground/' } } },
+      handler: serve,
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/playground/*',
+      summary: 'The in-browser server demo and its files',
+      docs: { successContent: { type: '*/*', description: 'A file of the demo' }, wildcardName: 'file' },
+      handler: serve,
+    }),
+  ],
+});
