@@ -3,7 +3,9 @@ import type { Duplex } from 'node:stream';
 import type { App, EventBus, Logger, Mode, RealtimeBridge } from '../core/index.js';
 import { RealtimeMonitor } from './monitor.js';
 import { originAllowed } from './origin-policy.js';
-import { createSocketIoServer } from './socket-io.js';
+import type { Server as SocketIoServer } from 'socket.io';
+import { connectRedisFanout } from './redis-fanout.js';
+import { createSocketIoServer, type SocketIoOptions } from './socket-io.js';
 import { createWebSocketChannels } from './websocket-channels.js';
 
 /**
@@ -39,6 +41,10 @@ export interface NodeRealtime {
   monitor: RealtimeMonitor;
   /** Routes HTTP upgrades of one listener to socket.io or a channel. */
   attach(server: Server): void;
+  /** Whether Redis fan-out is up, when Redis is configured. */
+  redis: (() => 'up' | 'down') | undefined;
+  /** The socket.io server, for the cluster wiring. */
+  io: SocketIoServer;
   close(): Promise<void>;
 }
 
@@ -48,7 +54,16 @@ export interface NodeRealtime {
  */
 export function createNodeRealtime(
   app: App,
-  context: { events: EventBus; logger: Logger; mode: Mode; settings: RealtimeSettings },
+  context: {
+    events: EventBus;
+    logger: Logger;
+    mode: Mode;
+    settings: RealtimeSettings;
+    /** Fan events out through Redis to every instance sharing it. */
+    redisUrl?: string;
+    /** Another adapter (the cluster adapter between workers) when there is no Redis. */
+    adapter?: SocketIoOptions['adapter'];
+  },
 ): NodeRealtime | undefined {
   const path = app.realtimePath;
   if (path === undefined) return undefined;
@@ -59,7 +74,10 @@ export function createNodeRealtime(
       mode: context.mode,
       origins: settings.origins,
     });
+  const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
+  const adapter = fanout?.adapter ?? context.adapter;
   const socketIo = createSocketIoServer({
+    ...(adapter ? { adapter } : {}),
     path,
     channels: app.channels,
     topics: new Set(app.collections.map((collection) => collection.name)),
@@ -90,6 +108,7 @@ export function createNodeRealtime(
 
   return {
     monitor,
+    io: socketIo.io,
     bridge: {
       transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };
@@ -100,8 +119,10 @@ export function createNodeRealtime(
     attach(server) {
       server.on('upgrade', onUpgrade);
     },
+    redis: fanout ? () => fanout.status() : undefined,
     async close() {
       await Promise.all([socketIo.close(), websockets.close()]);
+      await fanout?.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Server as Engine } from 'engine.io';
-import { Server as SocketIoServer, type Socket } from 'socket.io';
+import { Server as SocketIoServer, type ServerOptions, type Socket } from 'socket.io';
 import type { ChannelDefinition, ChannelMessage, EventBus, Logger } from '../core/index.js';
 import type { RealtimeMonitor } from './monitor.js';
 
@@ -17,6 +17,8 @@ export interface SocketIoOptions {
   pingInterval: number;
   pingTimeout: number;
   allowOrigin: (request: IncomingMessage) => boolean;
+  /** A socket.io adapter (Redis, cluster) to share events with other instances. */
+  adapter?: ServerOptions['adapter'];
 }
 
 function asChannelMessage(value: unknown): ChannelMessage {
@@ -48,7 +50,11 @@ export function createSocketIoServer(options: SocketIoOptions) {
     },
     cors: { origin: true, credentials: true },
   });
-  const io = new SocketIoServer({ path: `/${options.path}`, serveClient: false });
+  const io = new SocketIoServer({
+    path: `/${options.path}`,
+    serveClient: false,
+    ...(options.adapter ? { adapter: options.adapter } : {}),
+  });
   io.bind(engine);
 
   io.on('connection', (socket: Socket) => {

@@ -49,6 +49,7 @@ function translate(collection: string, error: unknown): never {
   ) {
     throw new BerthError('BERTH_UNAVAILABLE', 'the database is unreachable right now; try again shortly', {
       cause: error,
+      headers: { 'retry-after': '2' },
     });
   }
   throw error;

@@ -2,7 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { onTestFinished } from 'vitest';
-import { createApp, EventBus, hashToken, silentLogger, type Mode } from '../../src/core/index.js';
+import {
+  createApp,
+  EventBus,
+  hashToken,
+  silentLogger,
+  type Logger,
+  type Mode,
+} from '../../src/core/index.js';
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
 import {
@@ -15,7 +22,13 @@ import { adminToken } from './in-process.js';
 
 /** Books and chat with Node realtime on a real port, closed when the test ends. */
 export async function startRealtimeServer(
-  options: { mode?: Mode; realtime?: Partial<RealtimeSettings>; path?: string } = {},
+  options: {
+    mode?: Mode;
+    realtime?: Partial<RealtimeSettings>;
+    path?: string;
+    redisUrl?: string;
+    logger?: Logger;
+  } = {},
 ) {
   const app = createApp({
     name: 'realtime-test',
@@ -26,9 +39,11 @@ export async function startRealtimeServer(
   await storage.migrate([...app.collections]);
   const events = new EventBus();
   const mode = options.mode ?? 'release';
+  const logger = options.logger ?? silentLogger;
   const realtime = createNodeRealtime(app, {
     events,
-    logger: silentLogger,
+    logger,
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },
   })!;

@@ -1,0 +1,79 @@
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Redis } from 'ioredis';
+import type { Logger } from '../core/index.js';
+import { redactUrl } from '../storage/postgres.js';
+
+/** A socket.io adapter that fans events out through Redis, and its connections. */
+export interface RedisFanout {
+  adapter: ReturnType<typeof createAdapter>;
+  /** `up` while both connections are ready. */
+  status(): 'up' | 'down';
+  close(): Promise<void>;
+}
+
+/**
+ * Connects socket.io to Redis so every instance sharing `url` delivers the
+ * same events. While Redis is down, publishing fails fast and events still
+ * reach the clients of this instance (socket.io broadcasts locally first); a
+ * warning is logged once per outage, and both connections come back by
+ * themselves.
+ *
+ * @example
+ * const fanout = connectRedisFanout('redis://127.0.0.1:6379', logger)
+ * new Server({ adapter: fanout.adapter })
+ */
+export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
+  const options = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt: number) => Math.min(250 * attempt, 2000),
+  };
+  const publisher = new Redis(url, { ...options, lazyConnect: false });
+  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
+  const where = redactUrl(url);
+  let down = false;
+  const lost = (error?: Error): void => {
+    if (down) return;
+    down = true;
+    logger.warn(
+      { redis: where, reason: error?.message },
+      `Redis at ${where} is unreachable: realtime events reach this instance's clients only until it returns`,
+    );
+  };
+  const back = (): void => {
+    if (!down || publisher.status !== 'ready' || subscriber.status !== 'ready') return;
+    down = false;
+    logger.info(
+      { redis: where },
+      `Redis at ${where} is back: realtime events fan out to every instance again`,
+    );
+  };
+  for (const client of [publisher, subscriber]) {
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('close', () => lost());
+    client.on('ready', back);
+  }
+  // The adapter does not wait for publish; a rejected publish must not crash the process.
+  const guardedPublisher = new Proxy(publisher, {
+    get(target, property, receiver) {
+      if (property === 'publish') {
+        return (channel: string, message: string | Buffer) =>
+          target.publish(channel, message).catch((error: Error) => {
+            lost(error);
+            return 0;
+          });
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return {
+    adapter: createAdapter(guardedPublisher, subscriber),
+    status: () => (publisher.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
+    async close() {
+      publisher.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}
