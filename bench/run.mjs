@@ -1,8 +1,9 @@
 // `npm run bench`: prints measurements side by side. Not a test: nothing here
 // passes or fails on a number. `npm run bench -- books` runs one section.
 import { benchBooks } from './books.mjs';
+import { benchChat } from './chat.mjs';
 
-const sections = { books: benchBooks };
+const sections = { books: benchBooks, chat: benchChat };
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (chosen.length === 0 || chosen.includes(name)) await run();

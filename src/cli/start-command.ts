@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { App } from '../core/index.js';
+import { startCluster } from '../node/cluster-primary.js';
+import { isClusterWorker } from '../node/cluster-worker.js';
+import { resolveSettings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -11,8 +14,18 @@ export function addStartCommand(program: Command, app: App): void {
     .option('-p, --port <port>', 'port to listen on (over PORT, berth.config.json and 4500)')
     .option('--host <host>', 'address to listen on (default: all interfaces)')
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
-    .action(async (flags: { port?: string; host?: string; config?: string }) => {
-      const server = await startServer(app, { flags });
+    .option(
+      '-w, --workers <count>',
+      'processes serving the port: a number, or auto for one per core (default 1)',
+    )
+    .action(async (flags: { port?: string; host?: string; config?: string; workers?: string }) => {
+      const wanted = isClusterWorker()
+        ? 1
+        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env }).workers.value;
+      const server =
+        wanted > 1
+          ? await startCluster(app, { flags, argv: process.argv })
+          : await startServer(app, { flags });
       let stopping = false;
       const stop = (signal: NodeJS.Signals): void => {
         if (stopping) {

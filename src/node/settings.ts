@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defaultBodyLimit, resolveMode, type Mode } from '../core/index.js';
 import { loadConfigFile } from './config-file.js';
@@ -9,6 +10,8 @@ import { defaultRealtimeSettings, type RealtimeSettings } from '../realtime/node
 /** Options given on the command line. */
 export interface StartFlags {
   port?: string;
+  /** A number, or `auto` for one per core. */
+  workers?: string;
   config?: string;
   host?: string;
 }
@@ -32,6 +35,12 @@ export interface Settings {
   /** Undefined keeps the app's own realtime path. */
   realtimePath: Sourced<string | undefined>;
   realtime: RealtimeSettings;
+  /** `postgres://…` switches storage to PostgreSQL; undefined keeps SQLite. */
+  databaseUrl: Sourced<string | undefined>;
+  /** Enables Redis fan-out for realtime. */
+  redisUrl: Sourced<string | undefined>;
+  /** How many processes serve the port (node:cluster); 1 runs in this process. */
+  workers: Sourced<number>;
   env: Environment;
 }
 
@@ -152,6 +161,33 @@ export function resolveSettings(options: {
     ).value,
   };
 
+  const databaseUrl = pick<string | undefined>(
+    undefined,
+    'DATABASE_URL',
+    'databaseUrl',
+    undefined,
+    (raw) => raw,
+  );
+  if (databaseUrl.value !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseUrl.value)) {
+    throw new SettingError(
+      `DATABASE_URL from ${databaseUrl.source} is not a PostgreSQL URL: use postgres://user:password@host:5432/database (or unset it for the embedded SQLite)`,
+    );
+  }
+  const redisUrl = pick<string | undefined>(undefined, 'REDIS_URL', 'redisUrl', undefined, (raw) => raw);
+  if (redisUrl.value !== undefined && !/^rediss?:\/\//.test(redisUrl.value)) {
+    throw new SettingError(`REDIS_URL from ${redisUrl.source} is not a Redis URL: use redis://host:6379`);
+  }
+  const workers = pick<number>(flags.workers, 'BERTH_WORKERS', 'workers', 1, (raw, source) => {
+    if (raw.trim() === 'auto') return availableParallelism();
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > 256) {
+      throw new SettingError(
+        `invalid workers "${raw}" from ${source}: use a number from 1 to 256, or auto (one per core)`,
+      );
+    }
+    return Number(raw);
+  });
+  if (workers.value === ('auto' as unknown)) workers.value = availableParallelism();
+
   let mode: Sourced<Mode>;
   try {
     const preset = config.values.mode
@@ -174,6 +210,9 @@ export function resolveSettings(options: {
     shutdownTimeout,
     realtimePath,
     realtime,
+    databaseUrl,
+    redisUrl,
+    workers,
     env,
   };
 }

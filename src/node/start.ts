@@ -1,10 +1,11 @@
-import { join } from 'node:path';
-import { EventBus, type App, type AppInstance, type RuntimeInfo } from '../core/index.js';
+import { createApp, EventBus, type App, type AppInstance, type RuntimeInfo } from '../core/index.js';
 import type { Storage } from '../storage/repository.js';
-import { openSqliteStorage } from '../storage/sqlite.js';
 import { ensureAdminToken } from './admin-token-store.js';
 import { HttpListener } from './http-listener.js';
+import { createNodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
+import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
+import { openStorage } from './open-storage.js';
 import { createLogger, type NodeLogger } from './logger.js';
 import { logRoutes } from './route-log.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
@@ -30,8 +31,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** SQLite file inside the data directory. */
-export const sqliteFileName = 'berth.sqlite';
+/** The app with what the settings change in its definition (the realtime path). */
+function withSettings(app: App, settings: Settings): App {
+  const path = settings.realtimePath.value;
+  if (path === undefined || path === app.realtimePath || app.realtimePath === undefined) return app;
+  return createApp({ ...app.options, realtime: { path } });
+}
 
 /**
  * Starts an app on Node: resolves settings, opens and migrates storage, makes
@@ -42,13 +47,15 @@ export const sqliteFileName = 'berth.sqlite';
  * await fetch(`${server.url}/books`)
  * await server.close()
  */
-export async function startServer(app: App, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(configured: App, options: StartOptions = {}): Promise<RunningServer> {
   const settings = resolveSettings({
     cwd: options.cwd ?? process.cwd(),
     flags: options.flags ?? {},
     processEnv: options.env ?? process.env,
-    ...(app.options.mode ? { modeInCode: app.options.mode } : {}),
+    ...(configured.options.mode ? { modeInCode: configured.options.mode } : {}),
   });
+  const app = withSettings(configured, settings);
+  const worker = isClusterWorker();
   const mode = settings.mode.value;
   const { logger, logRequest } = createLogger(mode, app.name, options.logDestination);
   if (mode === 'debug') {
@@ -61,7 +68,7 @@ export async function startServer(app: App, options: StartOptions = {}): Promise
   }
 
   const dataDir = settings.dataDir.value;
-  const storage = openSqliteStorage(join(dataDir, sqliteFileName));
+  const storage = openStorage(settings, logger);
   try {
     logger.info(
       { driver: storage.driver, location: storage.location },
@@ -90,18 +97,68 @@ export async function startServer(app: App, options: StartOptions = {}): Promise
         storage: `${storage.driver} at ${storage.location}`,
       },
     };
+    const events = new EventBus();
+    const realtime = createNodeRealtime(app, {
+      events,
+      logger,
+      mode,
+      settings: settings.realtime,
+      ...(settings.redisUrl.value
+        ? { redisUrl: settings.redisUrl.value }
+        : worker
+          ? { adapter: clusterAdapter() }
+          : {}),
+    });
     const instance = createAppInstance(app, {
       runtime,
+      ...(realtime
+        ? {
+            realtime: realtime.bridge,
+            adminReports: {
+              realtime: () => ({
+                ...realtime.monitor.report(),
+                redis: realtime.redis?.() ?? 'not configured',
+              }),
+            },
+          }
+        : {}),
       storage,
       logger,
-      events: new EventBus(),
+      events,
       mode,
       bodyLimit: settings.bodyLimit.value,
       adminTokenHash: token.hash,
       ...(logRequest ? { logRequest } : {}),
     });
-    logRoutes(logger, app.routes);
+    if (!worker) logRoutes(logger, app.routes);
     const listener = new HttpListener(instance);
+    realtime?.attach(listener.server);
+    const shutdown = async (): Promise<void> => {
+      logger.info(
+        { inFlight: listener.inFlight },
+        `shutting down: finishing ${listener.inFlight} request(s) in flight`,
+      );
+      await realtime?.close();
+      const cut = await listener.close(settings.shutdownTimeout.value);
+      if (cut > 0) {
+        logger.warn(
+          { cut },
+          `${cut} request(s) did not finish within ${settings.shutdownTimeout.value} ms and were cut off`,
+        );
+      }
+      await storage.close();
+      logger.info({}, 'stopped');
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    };
+    if (worker) {
+      serveAsWorker(
+        listener.server,
+        realtime && app.realtimePath ? { instance: realtime, path: app.realtimePath } : undefined,
+        shutdown,
+      );
+      logger.info({ pid: process.pid }, `worker ${process.pid} ready`);
+      return { port: 0, url: '', settings, logger, instance, storage, close: shutdown };
+    }
     const address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
     runtime.port = address.port;
     runtime.portSource = settings.port.source;
@@ -120,21 +177,7 @@ export async function startServer(app: App, options: StartOptions = {}): Promise
       instance,
       storage,
       close() {
-        closing ??= (async () => {
-          logger.info(
-            { inFlight: listener.inFlight },
-            `shutting down: finishing ${listener.inFlight} request(s) in flight`,
-          );
-          const cut = await listener.close(settings.shutdownTimeout.value);
-          if (cut > 0)
-            logger.warn(
-              { cut },
-              `${cut} request(s) did not finish within ${settings.shutdownTimeout.value} ms and were cut off`,
-            );
-          await storage.close();
-          logger.info({}, 'stopped');
-          await new Promise<void>((resolve) => logger.flush(() => resolve()));
-        })();
+        closing ??= shutdown();
         return closing;
       },
     };

@@ -1,0 +1,31 @@
+// Load generator for the chat benchmark: `connections` WebSocket clients each
+// send a message and wait for its answer, in a loop, for `seconds`. Prints
+// the number of round trips as JSON.
+import WebSocket from 'ws';
+
+const [url, connections = '50', seconds = '5'] = process.argv.slice(2);
+const until = Date.now() + Number(seconds) * 1000;
+let roundTrips = 0;
+let errors = 0;
+
+async function client() {
+  const socket = new WebSocket(url);
+  await new Promise((done, fail) => {
+    socket.once('open', done);
+    socket.once('error', fail);
+  });
+  await new Promise((done) => {
+    const message = 'hello, berth';
+    socket.on('message', (data) => {
+      if (data.toString() === String(message.length)) roundTrips++;
+      else errors++;
+      if (Date.now() < until) socket.send(message);
+      else done();
+    });
+    socket.send(message);
+  });
+  socket.close();
+}
+
+await Promise.all(Array.from({ length: Number(connections) }, client));
+console.log(JSON.stringify({ roundTrips, errors }));

@@ -1,0 +1,48 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createAdapter } from '@socket.io/cluster-adapter';
+import { setupWorker } from '@socket.io/sticky';
+import type { Server as SocketIoServer } from 'socket.io';
+import type { NodeRealtime } from '../realtime/node-realtime.js';
+import { clusterMessages, workerVariable } from './cluster-primary.js';
+
+/** True in a process the cluster primary started with `start --workers N`. */
+export const isClusterWorker = (): boolean =>
+  process.env[workerVariable] === '1' && typeof process.send === 'function';
+
+/** The socket.io adapter that shares events between workers when there is no Redis. */
+export const clusterAdapter = (): ReturnType<typeof createAdapter> => createAdapter();
+
+/**
+ * Serves the connections the primary hands over. Responses on the realtime
+ * path close their connection, so each long-polling request reaches the
+ * primary again and is routed to the worker holding its session; other
+ * requests keep their connection alive.
+ */
+export function serveAsWorker(
+  server: Server,
+  realtime: { instance: NodeRealtime; path: string } | undefined,
+  shutdown: () => Promise<void>,
+): void {
+  const engine = realtime ? realtime.instance.io.engine : new EventEmitter();
+  const before = new Set(server.listeners('request'));
+  setupWorker({ httpServer: server, engine } as unknown as SocketIoServer);
+  // setupWorker closes every connection after one request; keep that for the realtime path only.
+  for (const listener of server.listeners('request')) {
+    if (!before.has(listener)) server.removeListener('request', listener as (...args: unknown[]) => void);
+  }
+  const prefix = realtime ? `/${realtime.path}/` : undefined;
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (prefix && request.url?.startsWith(prefix)) response.setHeader('Connection', 'close');
+  });
+  process.on('message', (message: { type?: string }) => {
+    if (message?.type !== clusterMessages.shutdown) return;
+    shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+  // The primary handles SIGINT/SIGTERM for the whole cluster.
+  process.on('SIGINT', () => {});
+  process.send!({ type: clusterMessages.ready });
+}

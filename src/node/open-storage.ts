@@ -1,0 +1,21 @@
+import { join } from 'node:path';
+import type { Logger } from '../core/index.js';
+import { openPostgresStorage } from '../storage/postgres.js';
+import type { Storage } from '../storage/repository.js';
+import { openSqliteStorage } from '../storage/sqlite.js';
+import type { Settings } from './settings.js';
+
+/** SQLite file inside the data directory. */
+export const sqliteFileName = 'berth.sqlite';
+
+/** PostgreSQL when `DATABASE_URL` is set, else the embedded SQLite file in the data directory. */
+export function openStorage(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>, logger: Logger): Storage {
+  const url = settings.databaseUrl.value;
+  if (url) {
+    return openPostgresStorage(url, {
+      onError: (error) =>
+        logger.warn({ reason: error.message }, `PostgreSQL connection lost: ${error.message}`),
+    });
+  }
+  return openSqliteStorage(join(settings.dataDir.value, sqliteFileName));
+}
