@@ -2,8 +2,9 @@
 // passes or fails on a number. `npm run bench -- books` runs one section.
 import { benchBooks } from './books.mjs';
 import { benchChat } from './chat.mjs';
+import { benchScaling } from './scaling.mjs';
 
-const sections = { books: benchBooks, chat: benchChat };
+const sections = { books: benchBooks, chat: benchChat, scaling: benchScaling };
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (chosen.length === 0 || chosen.includes(name)) await run();

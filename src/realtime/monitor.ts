@@ -16,10 +16,33 @@ export interface MessageEntry {
 
 const keep = 50;
 
-/** Keeps the connected clients and the last 50 messages, for `/admin/realtime`. */
+interface RawMessage {
+  at: number;
+  clientId: string;
+  channel: string;
+  direction: 'in' | 'out';
+  data: unknown;
+}
+
+const describe = (data: unknown): string => {
+  const text =
+    data instanceof Uint8Array
+      ? `<${data.byteLength} bytes>`
+      : typeof data === 'string'
+        ? data
+        : JSON.stringify(data);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+};
+
+/**
+ * Keeps the connected clients and the last 50 messages, for `/admin/realtime`.
+ * Recording is on every message's path, so it only stores references in a
+ * ring; formatting waits for a report.
+ */
 export class RealtimeMonitor {
   readonly #clients = new Map<string, ClientEntry>();
-  readonly #recent: MessageEntry[] = [];
+  readonly #ring: Array<RawMessage | undefined> = new Array(keep);
+  #next = 0;
 
   connected(id: string, transport: string, address: string): void {
     this.#clients.set(id, { id, transport, address, connectedAt: new Date().toISOString() });
@@ -35,27 +58,22 @@ export class RealtimeMonitor {
   }
 
   message(clientId: string, channel: string, direction: 'in' | 'out', data: unknown): void {
-    const text =
-      data instanceof Uint8Array
-        ? `<${data.byteLength} bytes>`
-        : typeof data === 'string'
-          ? data
-          : JSON.stringify(data);
-    this.#recent.push({
-      at: new Date().toISOString(),
-      clientId,
-      channel,
-      direction,
-      data: text.length > 200 ? `${text.slice(0, 200)}…` : text,
-    });
-    if (this.#recent.length > keep) this.#recent.splice(0, this.#recent.length - keep);
+    this.#ring[this.#next] = { at: Date.now(), clientId, channel, direction, data };
+    this.#next = (this.#next + 1) % keep;
   }
 
   get clientCount(): number {
     return this.#clients.size;
   }
 
+  /** Clients, and recent messages newest first. */
   report(): { available: true; clients: ClientEntry[]; recent: MessageEntry[] } {
-    return { available: true, clients: [...this.#clients.values()], recent: [...this.#recent].reverse() };
+    const recent: MessageEntry[] = [];
+    for (let i = 1; i <= keep; i++) {
+      const entry = this.#ring[(this.#next - i + keep) % keep];
+      if (!entry) break;
+      recent.push({ ...entry, at: new Date(entry.at).toISOString(), data: describe(entry.data) });
+    }
+    return { available: true, clients: [...this.#clients.values()], recent };
   }
 }
