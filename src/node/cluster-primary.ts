@@ -94,6 +94,9 @@ export async function startCluster(
     }
     fork();
   });
+  process.on('SIGHUP', () =>
+    logger.warn({}, 'reload (SIGHUP) is not supported with --workers yet: restart to apply new settings'),
+  );
   for (let i = 0; i < count; i++) fork();
   await readyWorkers;
   const port = await listen(server, settings.port.value, settings.host.value, settings.port.source);
