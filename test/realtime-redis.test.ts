@@ -84,5 +84,19 @@ describe('Redis fan-out (REDIS_URL)', () => {
     expect(onB.titles).not.toContain('During the outage');
     onA.socket.disconnect();
     onB.socket.disconnect();
+    await serverA.close();
+    await serverB.close();
+  });
+
+  it('shutting down while Redis is down is clean (no unhandled rejection)', async () => {
+    const redis = await privateRedis();
+    const server = await startRealtimeServer({ redisUrl: redis.url });
+    await expect.poll(() => server.realtime.redis?.(), { timeout: 5000 }).toBe('up');
+    const onServer = await subscriber(server.url);
+    await redis.stop();
+    await expect.poll(() => server.realtime.redis?.(), { timeout: 5000 }).toBe('down');
+    onServer.socket.disconnect();
+    await server.close();
+    await new Promise((done) => setTimeout(done, 300));
   });
 });

@@ -3,6 +3,26 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../core/index.js';
 import { redactUrl } from '../storage/postgres.js';
 
+type Queued = { toArray?: () => Array<{ command?: { promise?: Promise<unknown> } }> };
+
+/**
+ * Quits politely when connected; otherwise drops the connection. Commands
+ * ioredis queued by itself (resubscriptions during an outage) are rejected
+ * when it closes; they are marked handled first so closing cannot crash.
+ */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'ready') {
+    const quit = client.quit().catch(() => 'failed');
+    const timeout = new Promise((done) => setTimeout(done, 1000).unref());
+    if ((await Promise.race([quit, timeout])) === 'OK') return;
+  }
+  const internals = client as unknown as { offlineQueue?: Queued; commandQueue?: Queued };
+  for (const queue of [internals.offlineQueue, internals.commandQueue]) {
+    for (const item of queue?.toArray?.() ?? []) item.command?.promise?.catch(() => {});
+  }
+  client.disconnect();
+}
+
 /** A socket.io adapter that fans events out through Redis, and its connections. */
 export interface RedisFanout {
   adapter: ReturnType<typeof createAdapter>;
@@ -72,8 +92,7 @@ export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
     adapter: createAdapter(guardedPublisher, subscriber),
     status: () => (publisher.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
     async close() {
-      publisher.disconnect();
-      subscriber.disconnect();
+      await Promise.all([publisher, subscriber].map(closeClient));
     },
   };
 }

@@ -33,7 +33,7 @@ export async function privateRedis() {
     }, `redis-server on port ${port}`);
   };
   const stop = async () => {
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((done) => child!.once('exit', done));
     child.kill('SIGKILL');
     await exited;
