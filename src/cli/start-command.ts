@@ -19,30 +19,50 @@ export function addStartCommand(program: Command, app: App): void {
       'processes serving the port: a number, or auto for one per core (default 1)',
     )
     .action(async (flags: { port?: string; host?: string; config?: string; workers?: string }) => {
-      const wanted = isClusterWorker()
-        ? 1
-        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env }).workers.value;
-      const server =
-        wanted > 1
-          ? await startCluster(app, { flags, argv: process.argv })
-          : await startServer(app, { flags });
+      // Signals that arrive while starting wait for the server, instead of killing it half-started.
+      let server:
+        Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>> | undefined;
+      const pending: NodeJS.Signals[] = [];
       let stopping = false;
-      const stop = (signal: NodeJS.Signals): void => {
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (!server) {
+          pending.push(signal);
+          return;
+        }
+        const running = server;
+        if (signal === 'SIGHUP') {
+          if ('reload' in running) {
+            // `service reload` (ExecReload) sends SIGHUP: re-read .env and the config, keep serving.
+            running.logger.info({ signal }, 'SIGHUP received: reloading .env and the config');
+            void running.reload();
+          }
+          return;
+        }
         if (stopping) {
-          server.logger.warn({ signal }, `${signal} again: exiting now`);
+          running.logger.warn({ signal }, `${signal} again: exiting now`);
           process.exit(exitCodes.failure);
         }
         stopping = true;
-        server.logger.info({ signal }, `${signal} received`);
-        server.close().then(
+        running.logger.info({ signal }, `${signal} received`);
+        running.close().then(
           () => process.exit(exitCodes.ok),
           (error: unknown) => {
-            server.logger.error({ err: error }, 'shutdown failed');
+            running.logger.error({ err: error }, 'shutdown failed');
             process.exit(exitCodes.failure);
           },
         );
       };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+      const worker = isClusterWorker();
+      const wanted = worker
+        ? 1
+        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env }).workers.value;
+      for (const signal of ['SIGTERM', 'SIGINT', ...(wanted > 1 ? [] : ['SIGHUP'])] as NodeJS.Signals[]) {
+        process.on(signal, onSignal);
+      }
+      server =
+        wanted > 1
+          ? await startCluster(app, { flags, argv: process.argv })
+          : await startServer(app, { flags });
+      for (const signal of pending.splice(0)) onSignal(signal);
     });
 }

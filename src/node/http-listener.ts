@@ -13,13 +13,18 @@ export class HttpListener {
   readonly server: Server;
   #inFlight = 0;
   #closing = false;
+  /** Answers still, but closes each connection after its response. */
+  #retiring = false;
   #drained: Array<() => void> = [];
 
+  #instance: AppInstance;
+
   constructor(instance: AppInstance) {
-    const listener = getRequestListener((request, env) => instance.fetch(request, env));
+    this.#instance = instance;
+    const listener = getRequestListener((request, env) => this.#instance.fetch(request, env));
     this.server = createServer(async (incoming: IncomingMessage, outgoing: ServerResponse) => {
       this.#inFlight++;
-      if (this.#closing) outgoing.shouldKeepAlive = false;
+      if (this.#closing || this.#retiring) outgoing.shouldKeepAlive = false;
       try {
         // Resolves once the response has been handed to the socket.
         await listener(incoming, outgoing);
@@ -28,6 +33,11 @@ export class HttpListener {
       }
     });
     this.server.keepAliveTimeout = 5_000;
+  }
+
+  /** Serves new requests with another instance (a reload); requests in flight finish on the old one. */
+  use(instance: AppInstance): void {
+    this.#instance = instance;
   }
 
   get inFlight(): number {
@@ -69,6 +79,19 @@ export class HttpListener {
       this.server.once('listening', onListening);
       this.server.listen(port, host);
     });
+  }
+
+  /**
+   * After a reload onto another port: answers for `grace` ms more, closing
+   * each connection after its response so clients move to the new port, then
+   * closes as `close` does.
+   */
+  async retire(grace: number, timeout: number): Promise<number> {
+    // Idle keep-alive connections are left alone (closing one races a client
+    // sending on it); each one closes after its next response instead.
+    this.#retiring = true;
+    await new Promise((done) => setTimeout(done, grace));
+    return this.close(timeout);
   }
 
   /** Stops accepting and waits for requests in flight; returns how many were cut off. */

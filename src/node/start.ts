@@ -1,13 +1,14 @@
 import { createApp, EventBus, type App, type AppInstance, type RuntimeInfo } from '../core/index.js';
+import { createNodeRealtime } from '../realtime/node-realtime.js';
 import type { Storage } from '../storage/repository.js';
 import { ensureAdminToken } from './admin-token-store.js';
-import { HttpListener } from './http-listener.js';
-import { createNodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
-import { openStorage } from './open-storage.js';
+import { HttpListener } from './http-listener.js';
 import { createLogger, type NodeLogger } from './logger.js';
+import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
+import { removeServerState, writeServerState } from './server-state.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
 
 export interface StartOptions {
@@ -27,6 +28,11 @@ export interface RunningServer {
   readonly logger: NodeLogger;
   readonly instance: AppInstance;
   readonly storage: Storage;
+  /**
+   * Re-reads `.env` and the config file and applies them without dropping a
+   * request: a new port gets a new listener before the old one drains.
+   */
+  reload(): Promise<void>;
   /** Graceful shutdown: finish requests in flight (bounded), close storage. */
   close(): Promise<void>;
 }
@@ -38,6 +44,12 @@ function withSettings(app: App, settings: Settings): App {
   return createApp({ ...app.options, realtime: { path } });
 }
 
+/** How long the old port keeps answering after a reload moved the server to a new one. */
+const retireGrace = 2000;
+
+const urlOf = (host: string | undefined, port: number): string =>
+  `http://${host && !['0.0.0.0', '::'].includes(host) ? host : 'localhost'}:${port}`;
+
 /**
  * Starts an app on Node: resolves settings, opens and migrates storage, makes
  * sure an admin credential exists, logs every route and listens.
@@ -48,12 +60,14 @@ function withSettings(app: App, settings: Settings): App {
  * await server.close()
  */
 export async function startServer(configured: App, options: StartOptions = {}): Promise<RunningServer> {
-  const settings = resolveSettings({
-    cwd: options.cwd ?? process.cwd(),
-    flags: options.flags ?? {},
-    processEnv: options.env ?? process.env,
-    ...(configured.options.mode ? { modeInCode: configured.options.mode } : {}),
-  });
+  const resolve = (): Settings =>
+    resolveSettings({
+      cwd: options.cwd ?? process.cwd(),
+      flags: options.flags ?? {},
+      processEnv: options.env ?? process.env,
+      ...(configured.options.mode ? { modeInCode: configured.options.mode } : {}),
+    });
+  let settings = resolve();
   const app = withSettings(configured, settings);
   const worker = isClusterWorker();
   const mode = settings.mode.value;
@@ -109,30 +123,38 @@ export async function startServer(configured: App, options: StartOptions = {}): 
           ? { adapter: clusterAdapter() }
           : {}),
     });
-    const instance = createAppInstance(app, {
-      runtime,
-      ...(realtime
-        ? {
-            realtime: realtime.bridge,
-            adminReports: {
-              realtime: () => ({
-                ...realtime.monitor.report(),
-                redis: realtime.redis?.() ?? 'not configured',
-              }),
-            },
-          }
-        : {}),
-      storage,
-      logger,
-      events,
-      mode,
-      bodyLimit: settings.bodyLimit.value,
-      adminTokenHash: token.hash,
-      ...(logRequest ? { logRequest } : {}),
-    });
+    const instanceFor = (current: Settings): AppInstance =>
+      createAppInstance(
+        app,
+        {
+          runtime,
+          ...(realtime
+            ? {
+                realtime: realtime.bridge,
+                adminReports: {
+                  realtime: () => ({
+                    ...realtime.monitor.report(),
+                    redis: realtime.redis?.() ?? 'not configured',
+                  }),
+                },
+              }
+            : {}),
+          storage,
+          logger,
+          events,
+          mode,
+          bodyLimit: current.bodyLimit.value,
+          adminTokenHash: token.hash,
+          ...(logRequest ? { logRequest } : {}),
+        },
+        { cwd: current.cwd },
+      );
+    let instance = instanceFor(settings);
     if (!worker) logRoutes(logger, app.routes);
-    const listener = new HttpListener(instance);
+    let listener = new HttpListener(instance);
     realtime?.attach(listener.server);
+    const draining = new Set<Promise<unknown>>();
+
     const shutdown = async (): Promise<void> => {
       logger.info(
         { inFlight: listener.inFlight },
@@ -140,6 +162,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       );
       await realtime?.close();
       const cut = await listener.close(settings.shutdownTimeout.value);
+      await Promise.all(draining);
       if (cut > 0) {
         logger.warn(
           { cut },
@@ -147,8 +170,9 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         );
       }
       await storage.close();
+      removeServerState(dataDir, process.pid);
       logger.info({}, 'stopped');
-      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      await new Promise<void>((done) => logger.flush(() => done()));
     };
     if (worker) {
       serveAsWorker(
@@ -157,25 +181,111 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         shutdown,
       );
       logger.info({ pid: process.pid }, `worker ${process.pid} ready`);
-      return { port: 0, url: '', settings, logger, instance, storage, close: shutdown };
+      return {
+        port: 0,
+        url: '',
+        settings,
+        logger,
+        instance,
+        storage,
+        reload: async () => {},
+        close: shutdown,
+      };
     }
+
     const address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
-    runtime.port = address.port;
+    let port = address.port;
+    let url = urlOf(settings.host.value, port);
+    runtime.port = port;
     runtime.portSource = settings.port.source;
-    const url = `http://${settings.host.value && !['0.0.0.0', '::'].includes(settings.host.value) ? settings.host.value : 'localhost'}:${address.port}`;
+    writeServerState(dataDir, {
+      pid: process.pid,
+      port,
+      url,
+      startedAt: new Date(runtime.startedAt).toISOString(),
+    });
     logger.info(
-      { port: address.port, portSource: settings.port.source, url },
+      { port, portSource: settings.port.source, url },
       `listening on ${url} (port from ${settings.port.source})`,
     );
 
+    const reload = async (): Promise<void> => {
+      let next: Settings;
+      try {
+        next = resolve();
+      } catch (error) {
+        logger.error(
+          { err: error },
+          `reload failed, keeping the running settings: ${(error as Error).message}`,
+        );
+        return;
+      }
+      for (const [name, before, after] of [
+        ['dataDir', settings.dataDir.value, next.dataDir.value],
+        ['mode', settings.mode.value, next.mode.value],
+        ['DATABASE_URL', settings.databaseUrl.value, next.databaseUrl.value],
+        ['REDIS_URL', settings.redisUrl.value, next.redisUrl.value],
+      ] as const) {
+        if (before !== after)
+          logger.warn({ setting: name }, `${name} changed: restart the server to apply it`);
+      }
+      const nextInstance = instanceFor(next);
+      if (next.port.value === port && next.host.value === settings.host.value) {
+        listener.use(nextInstance);
+      } else {
+        const nextListener = new HttpListener(nextInstance);
+        realtime?.attach(nextListener.server);
+        let nextAddress;
+        try {
+          nextAddress = await nextListener.listen(next.port.value, next.host.value, next.port.source);
+        } catch (error) {
+          logger.error(
+            { err: error },
+            `reload failed, still listening on ${url}: ${(error as Error).message}`,
+          );
+          return;
+        }
+        const old = listener;
+        listener = nextListener;
+        port = nextAddress.port;
+        url = urlOf(next.host.value, port);
+        const drain = old.retire(retireGrace, next.shutdownTimeout.value);
+        draining.add(drain);
+        void drain.finally(() => draining.delete(drain));
+      }
+      instance = nextInstance;
+      settings = next;
+      runtime.port = port;
+      runtime.portSource = next.port.source;
+      writeServerState(dataDir, {
+        pid: process.pid,
+        port,
+        url,
+        startedAt: new Date(runtime.startedAt).toISOString(),
+      });
+      logger.info(
+        { port, portSource: next.port.source, url },
+        `reloaded: listening on ${url} (port from ${next.port.source})`,
+      );
+    };
+
     let closing: Promise<void> | undefined;
     return {
-      port: address.port,
-      url,
-      settings,
+      get port() {
+        return port;
+      },
+      get url() {
+        return url;
+      },
+      get settings() {
+        return settings;
+      },
       logger,
-      instance,
+      get instance() {
+        return instance;
+      },
       storage,
+      reload,
       close() {
         closing ??= shutdown();
         return closing;
