@@ -21,7 +21,8 @@ export function addStartCommand(program: Command, app: App): void {
     .action(async (flags: { port?: string; host?: string; config?: string; workers?: string }) => {
       // Signals that arrive while starting wait for the server, instead of killing it half-started.
       let server:
-        Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>> | undefined;
+        Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>> | undefined =
+        undefined;
       const pending: NodeJS.Signals[] = [];
       let stopping = false;
       const onSignal = (signal: NodeJS.Signals): void => {
