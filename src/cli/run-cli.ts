@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import type { App } from '../core/index.js';
 import { SettingError } from '../node/setting-error.js';
+import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
+import { addServiceCommand } from './service-command.js';
 import { addStartCommand } from './start-command.js';
 
 export interface CliOptions {
@@ -11,10 +13,7 @@ export interface CliOptions {
   extend?: (program: Command) => void;
 }
 
-/** A failure the user can fix; printed as one line without a stack. */
-export class CommandError extends Error {
-  override name = 'CommandError';
-}
+export { CommandError } from './command-error.js';
 
 /**
  * Turns an app into its command-line tool: `start` (and the other system
@@ -32,8 +31,13 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   addStartCommand(program, app);
+  addServiceCommand(program, app);
   options.extend?.(program);
-  program.commands.forEach((command) => command.exitOverride());
+  const override = (command: Command): void => {
+    command.exitOverride();
+    command.commands.forEach(override);
+  };
+  program.commands.forEach(override);
 
   try {
     await program.parseAsync(options.argv ?? process.argv);

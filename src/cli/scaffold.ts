@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CommandError } from './run-cli.js';
+import { CommandError } from './command-error.js';
 
 /** The directory Berth is installed in, which new projects depend on by path. */
 export const berthRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

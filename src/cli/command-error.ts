@@ -1,0 +1,4 @@
+/** A failure the user can fix; printed as one line without a stack. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}

@@ -1,0 +1,61 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { ServiceSpec } from './service-spec.js';
+
+const escape = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The launchd label of a service: reverse-DNS style, as launchd expects. */
+export const launchdLabel = (name: string): string => `dev.berth.${name}`;
+
+/** Where the plist lives: LaunchAgents for the user, LaunchDaemons for root. */
+export function launchdPlistPath(name: string, scope: ServiceSpec['scope'], home = homedir()): string {
+  return scope === 'system'
+    ? `/Library/LaunchDaemons/${launchdLabel(name)}.plist`
+    : join(home, 'Library', 'LaunchAgents', `${launchdLabel(name)}.plist`);
+}
+
+/** Default log file when none is given: in the data directory. */
+export const launchdLogPath = (spec: ServiceSpec): string =>
+  spec.logFile ?? join(spec.dataDir, `${spec.name}.log`);
+
+/**
+ * The launchd property list: runs `<node> <binary> start` at load and keeps
+ * it alive, in the directory `load` ran in, logging to a file.
+ */
+export function renderLaunchdPlist(spec: ServiceSpec): string {
+  const log = escape(launchdLogPath(spec));
+  const args = [spec.node, spec.script, 'start']
+    .map((arg) => `    <string>${escape(arg)}</string>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>Label</key>
+  <string>${escape(launchdLabel(spec.name))}</string>
+  <key>ProgramArguments</key>
+  <array>
+${args}
+  </array>
+  <key>WorkingDirectory</key>
+  <string>${escape(spec.workingDirectory)}</string>
+  <key>RunAtLoad</key>
+  <true/>
+  <key>KeepAlive</key>
+  <dict>
+    <key>SuccessfulExit</key>
+    <false/>
+  </dict>
+  <key>ThrottleInterval</key>
+  <integer>5</integer>
+  <key>ExitTimeOut</key>
+  <integer>30</integer>
+  <key>StandardOutPath</key>
+  <string>${log}</string>
+  <key>StandardErrorPath</key>
+  <string>${log}</string>
+</dict>
+</plist>
+`;
+}

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { CommandError } from '../cli/command-error.js';
+import { runCommand, type CommandRunner } from './command-runner.js';
+import { LaunchdManager } from './launchd.js';
+import type { ServiceManager, ServiceSpec } from './service-spec.js';
+import { SystemdManager } from './systemd.js';
+
+/**
+ * The service manager of this machine: systemd on Linux when it runs,
+ * launchd on macOS; anywhere else a CommandError that says what is missing
+ * and what to do instead (nothing is written).
+ */
+export async function pickServiceManager(
+  scope: ServiceSpec['scope'],
+  options: { platform?: NodeJS.Platform; run?: CommandRunner; systemdBooted?: boolean } = {},
+): Promise<ServiceManager> {
+  const platform = options.platform ?? process.platform;
+  const run = options.run ?? runCommand;
+  if (platform === 'darwin') return new LaunchdManager(run);
+  if (platform === 'linux') {
+    const booted = options.systemdBooted ?? existsSync('/run/systemd/system');
+    if (!booted) {
+      throw new CommandError(
+        'systemd is not running on this machine (no /run/systemd/system; a container?): run `start` under your own supervisor instead (Docker restart policy, supervisord, runit)',
+      );
+    }
+    const probe = await run('systemctl', [...(scope === 'user' ? ['--user'] : []), 'is-system-running']);
+    if (probe.code === 127) {
+      throw new CommandError(
+        'systemctl is not installed: install systemd, or run `start` under your own supervisor',
+      );
+    }
+    if (/Failed to connect|No medium found|not been booted/i.test(probe.stderr)) {
+      throw new CommandError(
+        scope === 'user'
+          ? `no systemd user manager is reachable (${probe.stderr.trim()}): log in with a session (or \`loginctl enable-linger\`), or use a system service with sudo`
+          : `systemd is not reachable (${probe.stderr.trim()}): run \`start\` under your own supervisor instead`,
+      );
+    }
+    return new SystemdManager(run);
+  }
+  throw new CommandError(
+    `services are not supported on ${platform}: Berth drives systemd (Linux) and launchd (macOS); on ${platform === 'win32' ? 'Windows use NSSM or a scheduled task running `start`' : 'this system run `start` under its service supervisor'}`,
+  );
+}
