@@ -9,6 +9,7 @@ import { createLogger, type NodeLogger } from './logger.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
 import { removeServerState, writeServerState } from './server-state.js';
+import { serviceReport } from './service-report.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
 
 export interface StartOptions {
@@ -132,13 +133,14 @@ export async function startServer(configured: App, options: StartOptions = {}): 
             ? {
                 realtime: realtime.bridge,
                 adminReports: {
+                  service: serviceReport(runtime),
                   realtime: () => ({
                     ...realtime.monitor.report(),
                     redis: realtime.redis?.() ?? 'not configured',
                   }),
                 },
               }
-            : {}),
+            : { adminReports: { service: serviceReport(runtime) } }),
           storage,
           logger,
           events,
