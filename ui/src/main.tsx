@@ -1,7 +1,5 @@
 import { render } from 'preact';
-
-function App() {
-  return <h1>Berth admin</h1>;
-}
+import { App } from './app.js';
+import './styles.css';
 
 render(<App />, document.getElementById('app')!);

@@ -1,0 +1,69 @@
+import { useEffect, useState } from 'preact/hooks';
+import { clearToken, getToken } from './api.js';
+import { ApiReferencePage } from './pages/api-reference.js';
+import { BooksPage } from './pages/books.js';
+import { Login } from './pages/login.js';
+import { OverviewPage } from './pages/overview.js';
+import { RealtimePage, ServicePage } from './pages/report.js';
+
+const pages = {
+  overview: { title: 'Overview', Page: OverviewPage },
+  api: { title: 'API reference', Page: ApiReferencePage },
+  books: { title: 'Books', Page: BooksPage },
+  realtime: { title: 'Realtime', Page: RealtimePage },
+  service: { title: 'Service', Page: ServicePage },
+} as const;
+type PageName = keyof typeof pages;
+
+const current = (): PageName => {
+  const name = location.hash.replace(/^#\/?/, '');
+  return name in pages ? (name as PageName) : 'overview';
+};
+
+export function App() {
+  const [loggedIn, setLoggedIn] = useState(Boolean(getToken()));
+  const [page, setPage] = useState<PageName>(current());
+  const [notice, setNotice] = useState<string>();
+  useEffect(() => {
+    const onHash = () => setPage(current());
+    const onUnauthorized = () => {
+      clearToken();
+      setNotice('Your token is no longer accepted: log in again.');
+      setLoggedIn(false);
+    };
+    window.addEventListener('hashchange', onHash);
+    window.addEventListener('berth:unauthorized', onUnauthorized);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('berth:unauthorized', onUnauthorized);
+    };
+  }, []);
+  if (!loggedIn) return <Login notice={notice} onLogin={() => (setNotice(undefined), setLoggedIn(true))} />;
+  const { Page } = pages[page];
+  return (
+    <div class="shell">
+      <header>
+        <strong>Berth</strong>
+        <nav aria-label="Pages">
+          {Object.entries(pages).map(([name, { title }]) => (
+            <a key={name} href={`#/${name}`} aria-current={name === page ? 'page' : undefined}>
+              {title}
+            </a>
+          ))}
+        </nav>
+        <button
+          type="button"
+          onClick={() => {
+            clearToken();
+            setLoggedIn(false);
+          }}
+        >
+          Log out
+        </button>
+      </header>
+      <main>
+        <Page />
+      </main>
+    </div>
+  );
+}
