@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['ui/src/**', 'examples/*/ui/**', 'src/browser/**'],
+    files: ['ui/src/**', 'examples/*/ui/**', 'src/browser/**', 'playground/**'],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

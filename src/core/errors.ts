@@ -64,6 +64,11 @@ export const errorCatalogue = {
     title: 'Validation failed',
     hint: 'Fix the fields listed in "errors" and send the request again.',
   },
+  BERTH_INSUFFICIENT_STORAGE: {
+    status: 507,
+    title: 'Insufficient storage',
+    hint: 'The storage is full (in a browser: over quota). Delete data, or allow the site more storage.',
+  },
   BERTH_INTERNAL: {
     status: 500,
     title: 'Internal server error',
