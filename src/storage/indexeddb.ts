@@ -1,6 +1,7 @@
 import { Dexie, type Table } from 'dexie';
 import { BerthError } from '../core/errors.js';
 import type { CollectionDefinition, StoredRecord } from './collection.js';
+import { newRecordId } from './record-id.js';
 import type { Condition, ListQuery, MigrationStep, Repository, Storage } from './repository.js';
 
 type Row = Record<string, unknown> & StoredRecord;
@@ -172,7 +173,7 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
               await next.table(collection.name).bulkAdd(
                 seed.map((values) => ({
                   ...values,
-                  id: crypto.randomUUID(),
+                  id: newRecordId(),
                   createdAt: now,
                   updatedAt: now,
                 })),
@@ -264,7 +265,7 @@ function createRepository(table: () => Table, collection: CollectionDefinition<o
         const fields = Object.fromEntries(
           Object.keys(collection.fields).map((name) => [name, given[name] ?? null]),
         );
-        const row = { ...fields, id: crypto.randomUUID(), createdAt: now, updatedAt: now };
+        const row = { ...fields, id: newRecordId(), createdAt: now, updatedAt: now };
         await table().add(row);
         return row as Row;
       });

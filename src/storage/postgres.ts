@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { BerthError } from '../core/errors.js';
 import type { CollectionDefinition, FieldType, StoredRecord } from './collection.js';
+import { newRecordId } from './record-id.js';
 import type { ListQuery, MigrationStep, Repository, Storage } from './repository.js';
 import { buildListClauses, knownColumns, quote, type SqlDialect } from './sql-query.js';
 
@@ -206,7 +207,7 @@ async function insertRow(
   const now = new Date().toISOString();
   const row = {
     ...encode(collection, values as Row),
-    id: crypto.randomUUID(),
+    id: newRecordId(),
     createdAt: now,
     updatedAt: now,
   };

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BerthError } from '../core/errors.js';
 import type { CollectionDefinition, FieldType, StoredRecord } from './collection.js';
+import { newRecordId } from './record-id.js';
 import type { ListQuery, MigrationStep, Repository, Storage } from './repository.js';
 import { buildListClauses, knownColumns, quote, type SqlDialect } from './sql-query.js';
 
@@ -165,7 +166,7 @@ function insertRow(
   const now = new Date().toISOString();
   const row = {
     ...encoder(collection)(values as Row),
-    id: crypto.randomUUID(),
+    id: newRecordId(),
     createdAt: now,
     updatedAt: now,
   };

@@ -1,4 +1,3 @@
-import { describe, expect, it } from 'vitest';
 import { BerthError, defineCollection, type Storage } from '../../src/core/index.js';
 
 interface Gadget {
@@ -34,12 +33,21 @@ const gadget = (name: string, size: number, extra: Partial<Gadget> = {}): Gadget
   ...extra,
 });
 
+/** What the cases need from a test runner: vitest in Node, a small runner in Chromium. */
+export interface ContractRunner {
+  it(name: string, test: () => Promise<void>): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- vitest's expect, or the same matchers on chai in a page
+  expect: any;
+}
+
 /**
  * The contract every storage driver keeps. `open` gives a fresh, empty
- * storage for each test; the suite migrates it itself.
+ * storage for each test; the suite migrates it itself. The same cases run
+ * on SQLite and PostgreSQL (vitest) and on IndexedDB (in Chromium).
  */
-export function storageContract(driver: string, open: () => Promise<Storage>): void {
-  describe(`storage contract: ${driver}`, () => {
+export function storageContractCases(runner: ContractRunner, open: () => Promise<Storage>): void {
+  const { it, expect } = runner;
+  {
     async function ready() {
       const storage = await open();
       const steps: string[] = [];
@@ -176,5 +184,5 @@ export function storageContract(driver: string, open: () => Promise<Storage>): v
       expect((await repo.get(created.id))?.colour).toBe('red');
       await storage.close();
     });
-  });
+  }
 }

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, tempDir } from '../helpers/processes.js';
+import { launchChromium } from '../browser/helpers/chromium.js';
+
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+beforeAll(async () => {
+  chromium = await launchChromium();
+});
+afterAll(async () => chromium?.close());
+
+describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
+  it('every case of the contract suite passes against IndexedDB', async () => {
+    const out = tempDir();
+    await build({
+      logLevel: 'silent',
+      configFile: false,
+      build: {
+        outDir: out,
+        lib: {
+          entry: join(repoRoot, 'test', 'browser-server', 'contract-entry.ts'),
+          formats: ['es'],
+          fileName: () => 'contract.js',
+        },
+        minify: false,
+      },
+    });
+    const script = readFileSync(join(out, 'contract.js'), 'utf8');
+    const page = await chromium.browser.newPage();
+    // A real http origin, so the page has IndexedDB; the content comes from memory.
+    await page.route('http://contract.test/**', (route) =>
+      route.fulfill(
+        route.request().url().endsWith('.js')
+          ? { contentType: 'text/javascript', body: script }
+          : { contentType: 'text/html', body: '<script type="module" src="/contract.js"></script>' },
+      ),
+    );
+    await page.goto('http://contract.test/');
+    await page.waitForFunction(() => 'runContract' in window);
+    const results = (await page.evaluate(() =>
+      (window as unknown as { runContract: () => Promise<unknown> }).runContract(),
+    )) as Array<{
+      name: string;
+      ok: boolean;
+      error?: string;
+    }>;
+    expect(results.length).toBe(8);
+    expect(results.filter((result) => !result.ok)).toEqual([]);
+  });
+});
