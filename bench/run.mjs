@@ -1,10 +1,11 @@
 // `npm run bench`: prints measurements side by side. Not a test: nothing here
 // passes or fails on a number. `npm run bench -- books` runs one section.
 import { benchBooks } from './books.mjs';
+import { benchBrowser } from './browser.mjs';
 import { benchChat } from './chat.mjs';
 import { benchScaling } from './scaling.mjs';
 
-const sections = { books: benchBooks, chat: benchChat, scaling: benchScaling };
+const sections = { books: benchBooks, chat: benchChat, scaling: benchScaling, browser: benchBrowser };
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (chosen.length === 0 || chosen.includes(name)) await run();

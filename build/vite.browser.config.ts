@@ -18,6 +18,8 @@ export default defineConfig({
       fileName: () => (entry === 'index' ? 'berth-browser.js' : 'berth-sw.js'),
     },
     minify: true,
+    // Vite keeps ES libraries unminified by default; these files are shipped as they are.
+    rolldownOptions: { output: { minify: true } },
     sourcemap: false,
   },
 });

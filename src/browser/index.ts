@@ -1,11 +1,17 @@
 /**
  * `berth/browser`: Berth's core inside a page or a Service Worker, with
- * IndexedDB storage and an in-page WebSocket for channels.
+ * IndexedDB storage and an in-page WebSocket for channels. Define schemas
+ * with your own `zod` import (Berth uses zod 4).
  */
 export { createBrowserServer, type BrowserServer, type BrowserServerOptions } from './browser-server.js';
-export { createInPageWebSocket } from './in-page-websocket.js';
+export { createInPageWebSocket, InPageWebSocket } from './in-page-websocket.js';
 export { openIndexedDbStorage } from '../storage/indexeddb.js';
 export { usersModule } from '../modules/users/index.js';
 export { chatModule, chatChannel } from '../modules/chat/index.js';
 export { batchModule } from '../modules/batch/index.js';
-export * from '../core/index.js';
+export { defineModule, type ModuleDefinition } from '../core/module.js';
+export { defineRoute, type RouteDefinition, type RouteContext } from '../core/route.js';
+export { defineChannel, type ChannelDefinition } from '../core/channel.js';
+export { defineCollection, type CollectionDefinition } from '../storage/collection.js';
+export { BerthError, type ErrorCode, type Problem } from '../core/errors.js';
+export type { Storage, Repository } from '../storage/repository.js';

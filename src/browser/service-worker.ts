@@ -14,8 +14,13 @@ const server = createBrowserServer({ modules: [usersModule, chatModule], name: '
 
 self.addEventListener('install', () => void self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+/** Answered by the worker itself, without the server: a health check, and the ceiling `npm run bench` measures. */
+const pingPath = '/__berth/ping';
+
 self.addEventListener('fetch', (event) => {
   const request = event.request;
-  if (new URL(request.url).origin !== self.location.origin || !server.handles(request)) return;
-  event.respondWith(server.fetch(request));
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname === pingPath) return event.respondWith(new Response('ok'));
+  if (server.handles(request)) event.respondWith(server.fetch(request));
 });
