@@ -15,7 +15,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['ui/src/**', 'examples/*/ui/**', 'src/browser/**', 'playground/**'],
+    files: [
+      'ui/src/**',
+      'examples/*/ui/**',
+      'src/browser/**',
+      'playground/**',
+      'bench/browser.mjs',
+      'scripts/screenshot*.mjs',
+    ],
     languageOptions: { globals: { ...globals.browser } },
   },
 );
