@@ -1,16 +1,12 @@
 // From Chromium: GET /users through the Service Worker and in the page,
 // against the ceiling of a trivial Service Worker response, in one run; and
 // the size of the browser entry (minified + gzip).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launchChromium, root, startBerth } from '../scripts/lib/berth-in-chromium.mjs';
 import { median, table } from './lib.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const millis = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
 
@@ -37,34 +33,10 @@ const measure = (page, kind, path) =>
   );
 
 export async function benchBrowser() {
-  const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-browser-'));
-  const server = spawn(process.execPath, [join(root, 'bin', 'berth'), 'start'], {
-    cwd,
-    env: { ...process.env, PORT: '0', BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const server = await startBerth({ BERTH_ADMIN_TOKEN: 'bench-token-0123456789' });
+  const browser = await launchChromium();
   try {
-    const url = await new Promise((done) => {
-      let out = '';
-      server.stdout.on('data', (chunk) => {
-        out += chunk;
-        const match = /listening on (http:\/\/[^ "]+)/.exec(out);
-        if (match) done(match[1]);
-      });
-    });
+    const url = server.url;
     const page = await browser.newPage();
     await page.goto(`${url}/playground/`);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, {
@@ -114,7 +86,6 @@ export async function benchBrowser() {
     );
   } finally {
     await browser.close();
-    server.kill('SIGTERM');
-    rmSync(cwd, { recursive: true, force: true });
+    server.stop();
   }
 }

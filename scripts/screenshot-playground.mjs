@@ -1,40 +1,11 @@
-// Saves docs/playground.png: the in-browser server demo, served by bin/berth
-// at /playground/, with a few users and a chat exchange.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `npm run screenshots` (part 2): saves docs/playground.png, the in-browser
+// server demo served by bin/berth at /playground/, with users and a chat.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, root, startBerth } from './lib/berth-in-chromium.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cwd = mkdtempSync(join(tmpdir(), 'berth-playground-shot-'));
-const server = spawn(process.execPath, [join(root, 'bin', 'berth'), 'start'], {
-  cwd,
-  env: { ...process.env, PORT: '0', BERTH_MODE: 'release' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const url = await new Promise((done) => {
-  let out = '';
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const match = /listening on (http:\/\/[^ "]+)/.exec(out);
-    if (match) done(match[1]);
-  });
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const server = await startBerth();
+const url = server.url;
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(`${url}/playground/`);
@@ -57,6 +28,5 @@ try {
   console.log('saved docs/playground.png');
 } finally {
   await browser.close();
-  server.kill('SIGTERM');
-  rmSync(cwd, { recursive: true, force: true });
+  server.stop();
 }

@@ -1,46 +1,14 @@
-// `npm run screenshots`: starts bin/berth in a temporary directory, logs in
-// to the admin UI in Chromium and saves the pictures the README shows.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `npm run screenshots` (part 1): logs in to the admin UI in Chromium and
+// saves the pictures the README shows.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, root, startBerth } from './lib/berth-in-chromium.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const token = 'screenshot-admin-token-0123456789';
-const cwd = mkdtempSync(join(tmpdir(), 'berth-screenshots-'));
-const server = spawn(process.execPath, [join(root, 'bin', 'berth'), 'start'], {
-  cwd,
-  env: { ...process.env, PORT: '0', BERTH_ADMIN_TOKEN: token, BERTH_MODE: 'release' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const url = await new Promise((done, fail) => {
-  let out = '';
-  server.stdout.on('data', (chunk) => {
-    out += chunk;
-    const match = /listening on (http:\/\/[^ "]+)/.exec(out);
-    if (match) done(match[1]);
-  });
-  server.once('exit', (code) => fail(new Error(`berth exited with ${code}`)));
-});
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const server = await startBerth({ BERTH_ADMIN_TOKEN: token });
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(`${url}/`);
+  await page.goto(`${server.url}/`);
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -51,6 +19,5 @@ try {
   console.log('saved docs/admin-overview.png and docs/admin-books.png');
 } finally {
   await browser.close();
-  server.kill('SIGTERM');
-  rmSync(cwd, { recursive: true, force: true });
+  server.stop();
 }

@@ -198,18 +198,19 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     const address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
     let port = address.port;
     let url = urlOf(settings.host.value, port);
-    runtime.port = port;
-    runtime.portSource = settings.port.source;
-    writeServerState(dataDir, {
-      pid: process.pid,
-      port,
-      url,
-      startedAt: new Date(runtime.startedAt).toISOString(),
-    });
-    logger.info(
-      { port, portSource: settings.port.source, url },
-      `listening on ${url} (port from ${settings.port.source})`,
-    );
+    /** Records where the server listens (overview, `service status`) and says so in the log. */
+    const announce = (source: string, prefix: string): void => {
+      runtime.port = port;
+      runtime.portSource = source;
+      writeServerState(dataDir, {
+        pid: process.pid,
+        port,
+        url,
+        startedAt: new Date(runtime.startedAt).toISOString(),
+      });
+      logger.info({ port, portSource: source, url }, `${prefix}listening on ${url} (port from ${source})`);
+    };
+    announce(settings.port.source, '');
 
     const reload = async (): Promise<void> => {
       let next: Settings;
@@ -257,18 +258,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       }
       instance = nextInstance;
       settings = next;
-      runtime.port = port;
-      runtime.portSource = next.port.source;
-      writeServerState(dataDir, {
-        pid: process.pid,
-        port,
-        url,
-        startedAt: new Date(runtime.startedAt).toISOString(),
-      });
-      logger.info(
-        { port, portSource: next.port.source, url },
-        `reloaded: listening on ${url} (port from ${next.port.source})`,
-      );
+      announce(next.port.source, 'reloaded: ');
     };
 
     let closing: Promise<void> | undefined;
