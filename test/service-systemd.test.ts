@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bookshopBin, repoRoot } from './helpers/processes.js';
 
-const sandbox = join(repoRoot, '..', 'shared', 'tools', 'systemd-sandbox');
+/** The project's systemd sandbox: shared/ sits beside the repository (set BERTH_SYSTEMD_SANDBOX elsewhere). */
+const sandbox =
+  process.env.BERTH_SYSTEMD_SANDBOX ?? join(repoRoot, '..', 'shared', 'tools', 'systemd-sandbox');
 
 /** Runs the life-cycle scenario beside a real systemd user manager. Exit 77 (no systemd here) fails the test. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the scenario's JSON, asserted field by field
@@ -18,6 +20,13 @@ function scenario(binary: string, name: string): Promise<Record<string, any>> {
     );
     let out = '';
     let err = '';
+    child.on('error', (error) =>
+      fail(
+        new Error(
+          `cannot run the systemd sandbox at ${sandbox} (${error.message}): it lives in shared/tools beside the repository`,
+        ),
+      ),
+    );
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
     child.on('exit', (code) => {

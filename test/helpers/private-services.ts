@@ -23,7 +23,7 @@ export async function privateRedis() {
     await waitFor(() => {
       try {
         return (
-          execFileSync('redis-cli', ['-p', String(port), 'ping'])
+          execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' })
             .toString()
             .trim() === 'PONG'
         );
