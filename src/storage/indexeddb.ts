@@ -197,6 +197,7 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
         repository = createRepository(
           () => database().table(collection.name),
           collection as CollectionDefinition<object>,
+          `berth-indexeddb:${name}:${collection.name}`,
         );
         repositories.set(collection, repository);
       }
@@ -209,7 +210,24 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
   };
 }
 
-function createRepository(table: () => Table, collection: CollectionDefinition<object>): Repository<object> {
+/**
+ * Reads come from an in-memory copy of the collection, loaded on first use
+ * and kept up to date by this context's writes; other contexts on the same
+ * database (the page and its Service Worker) drop it when told, over a
+ * BroadcastChannel, that they wrote.
+ */
+function createRepository(
+  table: () => Table,
+  collection: CollectionDefinition<object>,
+  channelName: string,
+): Repository<object> {
+  let cache: Map<string, Row> | undefined;
+  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
+  channel?.addEventListener('message', () => (cache = undefined));
+  const rows = async (): Promise<Map<string, Row>> =>
+    (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, row])));
+  const wrote = (): void => channel?.postMessage('changed');
+
   const columns = new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
   const check = (field: string): void => {
     if (!columns.has(field))
@@ -234,7 +252,7 @@ function createRepository(table: () => Table, collection: CollectionDefinition<o
       for (const order of query.orderBy ?? []) check(order.field);
       return guard(async () => {
         const search = query.search?.toLowerCase();
-        const rows = ((await table().toArray()) as Row[]).filter(
+        const matching = [...(await rows()).values()].filter(
           (row) =>
             (query.where ?? []).every((condition) => matches(row, condition)) &&
             (!search ||
@@ -245,18 +263,18 @@ function createRepository(table: () => Table, collection: CollectionDefinition<o
               )),
         );
         const order = [...(query.orderBy ?? []), { field: 'id', direction: 'asc' as const }];
-        rows.sort((a, b) => {
+        matching.sort((a, b) => {
           for (const { field, direction } of order) {
             const result = compare(a[field], b[field]);
             if (result !== 0) return direction === 'desc' ? -result : result;
           }
           return 0;
         });
-        return { items: rows.slice(query.offset, query.offset + query.limit), total: rows.length };
+        return { items: matching.slice(query.offset, query.offset + query.limit), total: matching.length };
       });
     },
     async get(id) {
-      return guard(async () => (await table().get(id)) as Row | undefined);
+      return guard(async () => (await rows()).get(id));
     },
     async create(values) {
       return guard(async () => {
@@ -267,12 +285,14 @@ function createRepository(table: () => Table, collection: CollectionDefinition<o
         );
         const row = { ...fields, id: newRecordId(), createdAt: now, updatedAt: now };
         await table().add(row);
+        cache?.set(row.id, row as Row);
+        wrote();
         return row as Row;
       });
     },
     async update(id, patch) {
       return guard(async () => {
-        const existing = (await table().get(id)) as Row | undefined;
+        const existing = (await rows()).get(id);
         if (!existing) return undefined;
         const row = {
           ...existing,
@@ -280,14 +300,17 @@ function createRepository(table: () => Table, collection: CollectionDefinition<o
           updatedAt: new Date().toISOString(),
         };
         await table().put(row);
+        cache?.set(id, row);
+        wrote();
         return row;
       });
     },
     async delete(id) {
       return guard(async () => {
-        const existing = await table().get(id);
-        if (!existing) return false;
+        if (!(await rows()).has(id)) return false;
         await table().delete(id);
+        cache?.delete(id);
+        wrote();
         return true;
       });
     },
