@@ -31,7 +31,7 @@ describe("Berth's admin UI at /", () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await page.text();
     expect(html).toContain('<div id="app">');
-    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).not.toMatch(/(?:src|href)="https?:\/\//);
 
     const script = readdirSync(join(repoRoot, 'dist', 'ui', 'assets')).find((file) => file.endsWith('.js'))!;
     expect(html).toContain(`assets/${script}`);

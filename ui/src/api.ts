@@ -35,17 +35,28 @@ export async function api<T>(path: string, init: RequestInit & { json?: unknown 
   }
   const response = await fetch(path, { ...init, headers, body: body ?? null });
   if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const value = text ? (JSON.parse(text) as unknown) : undefined;
+  const value = parseJson(await response.text());
   if (!response.ok) {
-    const problem = (value as Problem | undefined) ?? {
-      title: response.statusText,
-      status: response.status,
-      detail: '',
-    };
+    const problem: Problem =
+      value && typeof value === 'object' && 'status' in value
+        ? (value as Problem)
+        : {
+            title: response.statusText || 'Error',
+            status: response.status,
+            detail: `${path} answered ${response.status}`,
+          };
     if (response.status === 401 || response.status === 403)
       window.dispatchEvent(new CustomEvent('berth:unauthorized'));
     throw new ApiError(problem);
   }
   return value as T;
+}
+
+/** A body that is not JSON (a proxy's HTML error page, say) reads as undefined rather than throwing. */
+function parseJson(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
 }

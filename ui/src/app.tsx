@@ -4,7 +4,8 @@ import { ApiReferencePage } from './pages/api-reference.js';
 import { BooksPage } from './pages/books.js';
 import { Login } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
-import { RealtimePage, ServicePage } from './pages/report.js';
+import { RealtimePage } from './pages/realtime.js';
+import { ServicePage } from './pages/service.js';
 
 const pages = {
   overview: { title: 'Overview', Page: OverviewPage },
@@ -20,6 +21,7 @@ const current = (): PageName => {
   return name in pages ? (name as PageName) : 'overview';
 };
 
+/** The admin UI: the login screen until a token is accepted, then the page named by the URL's hash. */
 export function App() {
   const [loggedIn, setLoggedIn] = useState(Boolean(getToken()));
   const [page, setPage] = useState<PageName>(current());
@@ -38,12 +40,15 @@ export function App() {
       window.removeEventListener('berth:unauthorized', onUnauthorized);
     };
   }, []);
+  useEffect(() => {
+    document.title = `${loggedIn ? pages[page].title : 'Log in'} · Berth admin`;
+  }, [loggedIn, page]);
   if (!loggedIn) return <Login notice={notice} onLogin={() => (setNotice(undefined), setLoggedIn(true))} />;
   const { Page } = pages[page];
   return (
     <div class="shell">
       <header>
-        <strong>Berth</strong>
+        <strong>Berth admin</strong>
         <nav aria-label="Pages">
           {Object.entries(pages).map(([name, { title }]) => (
             <a key={name} href={`#/${name}`} aria-current={name === page ? 'page' : undefined}>

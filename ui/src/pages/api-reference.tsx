@@ -1,29 +1,32 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Failure, Loading } from './shared.js';
+import type { Schema } from '../schema-text.js';
+import { type Operation, OperationDetails } from './operation.js';
+import { Failure, Loading, Prose } from './shared.js';
 
-type Schema = Record<string, unknown>;
-interface Operation {
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; description?: string; schema?: Schema }>;
-  requestBody?: { content: Record<string, { schema: Schema }> };
-  responses: Record<string, { description: string }>;
-  security?: unknown[];
-}
 interface Document {
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
   tags?: Array<{ name: string; description?: string }>;
+  components?: { schemas?: Record<string, Schema> };
 }
 
-const typeOf = (schema: Schema | undefined): string =>
-  !schema
-    ? ''
-    : schema.enum
-      ? (schema.enum as unknown[]).join(' | ')
-      : String((schema.type ?? schema.anyOf) ? 'value' : '');
+const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** Operations by their first tag, in the order the document lists its tags. */
+function byTag(doc: Document) {
+  const groups = new Map<string, Array<{ method: string; path: string; operation: Operation }>>(
+    (doc.tags ?? []).map((tag) => [tag.name, []]),
+  );
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!methods.has(method)) continue; // path-level `parameters`, `summary`…
+      const tag = operation.tags?.[0] ?? 'other';
+      groups.set(tag, [...(groups.get(tag) ?? []), { method, path, operation }]);
+    }
+  }
+  return [...groups].filter(([, operations]) => operations.length);
+}
 
 /** The API reference, rendered from the OpenAPI document at /docs. */
 export function ApiReferencePage() {
@@ -34,13 +37,10 @@ export function ApiReferencePage() {
   }, []);
   if (error) return <Failure error={error} />;
   if (!doc) return <Loading />;
-  const byTag = new Map<string, Array<{ method: string; path: string; operation: Operation }>>();
-  for (const [path, operations] of Object.entries(doc.paths)) {
-    for (const [method, operation] of Object.entries(operations)) {
-      const tag = operation.tags?.[0] ?? 'other';
-      byTag.set(tag, [...(byTag.get(tag) ?? []), { method, path, operation }]);
-    }
-  }
+  const resolve = (schema?: Schema): Schema | undefined =>
+    schema?.$ref?.startsWith('#/components/schemas/')
+      ? (doc.components?.schemas?.[schema.$ref.slice('#/components/schemas/'.length)] ?? schema)
+      : schema;
   return (
     <section>
       <h2>
@@ -49,70 +49,28 @@ export function ApiReferencePage() {
           {doc.info.title} {doc.info.version} · <a href="/docs">OpenAPI document</a>
         </small>
       </h2>
-      {[...byTag].map(([tag, operations]) => (
-        <section key={tag} class="tag">
-          <h3>{tag}</h3>
-          {doc.tags?.find((t) => t.name === tag)?.description && (
-            <p>{doc.tags.find((t) => t.name === tag)!.description}</p>
-          )}
-          {operations.map(({ method, path, operation }) => (
-            <details key={`${method} ${path}`} class="operation">
-              <summary>
-                <span class={`method ${method}`}>{method.toUpperCase()}</span> <code>{path}</code>{' '}
-                {operation.summary}
-                {operation.security?.length ? (
-                  <span class="lock" title="needs the admin token">
-                    {' '}
-                    🔒
-                  </span>
-                ) : null}
-              </summary>
-              {operation.description && <p>{operation.description}</p>}
-              {operation.parameters?.length ? (
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Parameter</th>
-                      <th>In</th>
-                      <th>Type</th>
-                      <th>Description</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {operation.parameters.map((parameter) => (
-                      <tr key={parameter.name}>
-                        <td>
-                          <code>{parameter.name}</code>
-                          {parameter.required ? ' *' : ''}
-                        </td>
-                        <td>{parameter.in}</td>
-                        <td>{typeOf(parameter.schema)}</td>
-                        <td>{parameter.description ?? ''}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              ) : null}
-              {operation.requestBody && (
-                <>
-                  <h4>Body</h4>
-                  <pre>
-                    {JSON.stringify(Object.values(operation.requestBody.content)[0]?.schema, null, 2)}
-                  </pre>
-                </>
-              )}
-              <h4>Responses</h4>
-              <ul>
-                {Object.entries(operation.responses).map(([status, response]) => (
-                  <li key={status}>
-                    <code>{status}</code> {response.description}
-                  </li>
-                ))}
-              </ul>
-            </details>
-          ))}
-        </section>
-      ))}
+      {byTag(doc).map(([tag, operations]) => {
+        const description = doc.tags?.find((t) => t.name === tag)?.description;
+        return (
+          <section key={tag} class="tag" aria-labelledby={`tag-${tag}`}>
+            <h3 id={`tag-${tag}`}>{tag}</h3>
+            {description && (
+              <p>
+                <Prose text={description} />
+              </p>
+            )}
+            {operations.map(({ method, path, operation }) => (
+              <OperationDetails
+                key={`${method} ${path}`}
+                method={method}
+                path={path}
+                operation={operation}
+                resolve={resolve}
+              />
+            ))}
+          </section>
+        );
+      })}
     </section>
   );
 }

@@ -1,6 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, clearToken, setToken } from '../api.js';
 
+function loginError(failure: unknown): string {
+  if (!(failure instanceof ApiError)) return `The server did not answer: ${(failure as Error).message}`;
+  const { status, title, detail } = failure.problem;
+  if (status === 401 || status === 403)
+    return 'That token was not accepted. Use the admin token printed at first start, or the value of BERTH_ADMIN_TOKEN.';
+  if (status === 404) return 'This server has no admin API: GET /admin/overview answered 404.';
+  return `${title}: ${detail}`;
+}
+
+/** The login screen: the token is checked against GET /admin/overview before it is kept. */
 export function Login({ onLogin, notice }: { onLogin: () => void; notice?: string }) {
   const [token, setValue] = useState('');
   const [error, setError] = useState(notice ?? '');
@@ -15,12 +25,7 @@ export function Login({ onLogin, notice }: { onLogin: () => void; notice?: strin
       onLogin();
     } catch (failure) {
       clearToken();
-      const status = failure instanceof ApiError ? failure.problem.status : 0;
-      setError(
-        status === 401 || status === 403
-          ? 'That token was not accepted. Use the admin token printed at first start, or the value of BERTH_ADMIN_TOKEN.'
-          : `The server did not answer: ${(failure as Error).message}`,
-      );
+      setError(loginError(failure));
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,7 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Failure, Loading } from './shared.js';
+import { Failure, Loading, Scroll } from './shared.js';
 
 interface Overview {
   name: string;
@@ -10,20 +11,37 @@ interface Overview {
   runtime: string;
   port: number | null;
   portSource: string | null;
+  startedAt: number;
   uptimeSeconds: number;
   details: Record<string, string | number>;
   routes: Array<{ method: string; path: string; module: string; auth: string; summary: string }>;
 }
 
 const uptime = (seconds: number): string => {
-  const h = Math.floor(seconds / 3600);
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  return h ? `${h} h ${m} min` : m ? `${m} min ${seconds % 60} s` : `${seconds} s`;
+  const s = seconds % 60;
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min ${s} s` : `${s} s`;
 };
 
+/** Uptime as the server said it, counted on by this page's clock (not the server's, which may differ). */
+function useUptime(data: Overview | undefined): number {
+  const [receivedAt, setReceivedAt] = useState(Date.now());
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    setReceivedAt(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [data]);
+  return (data?.uptimeSeconds ?? 0) + Math.max(0, Math.floor((now - receivedAt) / 1000));
+}
+
+/** What runs: version, mode, port and where it came from, uptime, and every route. */
 export function OverviewPage() {
   const [data, setData] = useState<Overview>();
   const [error, setError] = useState<Error>();
+  const seconds = useUptime(data);
   useEffect(() => {
     api<Overview>('/admin/overview').then(setData, setError);
   }, []);
@@ -35,7 +53,7 @@ export function OverviewPage() {
       <dl class="facts">
         <dt>App</dt>
         <dd>
-          {data.name} {data.version}
+          {data.name} {data.version} <small>({data.runtime})</small>
         </dd>
         <dt>Mode</dt>
         <dd>
@@ -46,41 +64,45 @@ export function OverviewPage() {
           {data.port ?? '—'} <small>({data.portSource ?? 'unknown'})</small>
         </dd>
         <dt>Uptime</dt>
-        <dd>{uptime(data.uptimeSeconds)}</dd>
+        <dd>
+          {uptime(seconds)} <small>(since {new Date(data.startedAt).toLocaleString()})</small>
+        </dd>
         {Object.entries(data.details).map(([key, value]) => (
-          <>
+          <Fragment key={key}>
             <dt>{key}</dt>
             <dd>{String(value)}</dd>
-          </>
+          </Fragment>
         ))}
       </dl>
       <h3>Routes ({data.routes.length})</h3>
-      <table class="routes">
-        <thead>
-          <tr>
-            <th>Method</th>
-            <th>Path</th>
-            <th>Module</th>
-            <th>Access</th>
-            <th>Summary</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.routes.map((route) => (
-            <tr key={`${route.method} ${route.path}`}>
-              <td>
-                <span class={`method ${route.method.toLowerCase()}`}>{route.method}</span>
-              </td>
-              <td>
-                <code>{route.path}</code>
-              </td>
-              <td>{route.module}</td>
-              <td>{route.auth}</td>
-              <td>{route.summary}</td>
+      <Scroll>
+        <table class="routes">
+          <thead>
+            <tr>
+              <th>Method</th>
+              <th>Path</th>
+              <th>Module</th>
+              <th>Access</th>
+              <th>Summary</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {data.routes.map((route) => (
+              <tr key={`${route.method} ${route.path}`}>
+                <td>
+                  <span class={`method ${route.method.toLowerCase()}`}>{route.method}</span>
+                </td>
+                <td>
+                  <code>{route.path}</code>
+                </td>
+                <td>{route.module}</td>
+                <td>{route.auth === 'admin' ? <span class="badge">admin token</span> : route.auth}</td>
+                <td>{route.summary}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
     </section>
   );
 }

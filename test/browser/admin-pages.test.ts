@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { expectOfflineAndPrivate, logInAndWait, openAdmin, useChromium } from './helpers/admin-page.js';
+
+const browser = useChromium();
+
+describe('admin UI: overview, API reference, realtime, service', () => {
+  it('the overview shows the port, where it came from, the mode and the route table', async () => {
+    const { page, server } = await openAdmin(await browser());
+    await logInAndWait(page);
+    const facts = await page.locator('dl.facts').textContent();
+    expect(facts).toContain(`${server.port} (the environment variable PORT)`);
+    expect(facts).toMatch(/Modedebug \(default\)/);
+    expect(facts).toMatch(/Uptime\d+ s/);
+    const routes = await page.locator('table.routes').textContent();
+    expect(routes).toContain('/books/:id');
+    expect(routes).toContain('Delete a book');
+  });
+
+  it('the API reference, from /docs, lists /books with its parameters and body', async () => {
+    const session = await openAdmin(await browser());
+    const { page } = session;
+    await logInAndWait(page);
+    await page.getByRole('link', { name: 'API reference' }).click();
+    const books = page.getByRole('region', { name: 'books' });
+    await books.waitFor();
+    expect(await books.textContent()).toContain('/books/{id}');
+
+    const query = books.locator('details', { hasText: 'Query books' });
+    await query.locator('summary').click();
+    expect(await query.locator('tr', { hasText: 'limit' }).textContent()).toMatch(
+      /limitqueryinteger.*default 20/,
+    );
+
+    const create = books.locator('details', { hasText: 'Create a book' });
+    expect(await create.locator('summary').textContent()).toMatch(
+      /POST\s*\/books\s*Create a book\s*admin token/,
+    );
+    await create.locator('summary').click();
+    expect(await create.locator('tr', { hasText: 'year' }).textContent()).toContain('integer | null');
+    expect(await create.textContent()).toContain('409');
+    expectOfflineAndPrivate(session);
+  });
+
+  it('the realtime monitor shows a connected client and its messages', async () => {
+    const { page, server } = await openAdmin(await browser());
+    await logInAndWait(page);
+    await page.getByRole('link', { name: 'Realtime' }).click();
+    await page.getByRole('heading', { name: 'Connected clients (0)' }).waitFor();
+
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/chat`);
+    await new Promise((opened) => socket.once('open', opened));
+    const answered = new Promise((answer) => socket.once('message', answer));
+    socket.send('hello');
+    await answered;
+    try {
+      await page.getByRole('heading', { name: 'Connected clients (1)' }).waitFor(); // polled every 2 s
+      const messages = page.locator('table.messages tbody tr');
+      await expect
+        .poll(() => messages.allTextContents())
+        .toEqual([
+          expect.stringMatching(/out \(to client\).*chat.*5$/),
+          expect.stringMatching(/in \(from client\).*chat.*hello$/),
+        ]);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('the service page says the server was started from a shell', async () => {
+    const { page } = await openAdmin(await browser());
+    await logInAndWait(page);
+    await page.getByRole('link', { name: 'Service' }).click();
+    await page.getByRole('status').getByText('started from a shell').waitFor();
+    expect(await page.getByRole('heading', { name: 'Service' }).isVisible()).toBe(true);
+  });
+
+  it('a page whose endpoint the server lacks says so instead of breaking', async () => {
+    const { page } = await openAdmin(await browser());
+    // A server without the realtime part: its admin endpoint answers 404.
+    await page.route('**/admin/realtime', (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ title: 'Not found', status: 404, detail: 'no route for GET /admin/realtime' }),
+      }),
+    );
+    await logInAndWait(page);
+    await page.getByRole('link', { name: 'Realtime' }).click();
+    await page.getByRole('alert').getByText('This server does not offer this page yet').waitFor();
+    await page.getByRole('link', { name: 'Books' }).click(); // the rest still works
+    await page.getByRole('heading', { name: 'Books' }).waitFor();
+  });
+});

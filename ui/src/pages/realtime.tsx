@@ -1,0 +1,98 @@
+import { useReport } from '../use-report.js';
+import { Failure, Loading, Scroll, Unavailable } from './shared.js';
+
+interface Monitor {
+  redis?: string;
+  clients: Array<{ id: string; transport: string; address: string; connectedAt: string }>;
+  recent: Array<{ at: string; clientId: string; channel: string; direction: 'in' | 'out'; data: string }>;
+}
+
+const time = (value: string) => new Date(value).toLocaleTimeString();
+
+/** Connected realtime clients and the latest messages, refreshed every 2 s. */
+export function RealtimePage() {
+  const { report, error } = useReport<Monitor>('/admin/realtime');
+  const body = error ? (
+    <Failure error={error} />
+  ) : !report ? (
+    <Loading />
+  ) : !report.available ? (
+    <Unavailable message={report.message} />
+  ) : (
+    <>
+      {report.redis && (
+        <p>
+          Redis fan-out: <strong>{report.redis}</strong>
+        </p>
+      )}
+      <h3>Connected clients ({report.clients.length})</h3>
+      {report.clients.length === 0 ? (
+        <p class="empty">No client is connected.</p>
+      ) : (
+        <Scroll>
+          <table>
+            <thead>
+              <tr>
+                <th>Client</th>
+                <th>Transport</th>
+                <th>Address</th>
+                <th>Since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.clients.map((client) => (
+                <tr key={client.id}>
+                  <td>
+                    <code>{client.id}</code>
+                  </td>
+                  <td>{client.transport}</td>
+                  <td>{client.address}</td>
+                  <td>{time(client.connectedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+      <h3>Recent messages ({report.recent.length})</h3>
+      {report.recent.length === 0 ? (
+        <p class="empty">No message yet.</p>
+      ) : (
+        <Scroll>
+          <table class="messages">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Direction</th>
+                <th>Channel</th>
+                <th>Client</th>
+                <th>Data</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.recent.map((message, index) => (
+                <tr key={index}>
+                  <td>{time(message.at)}</td>
+                  <td>{message.direction === 'in' ? 'in (from client)' : 'out (to client)'}</td>
+                  <td>
+                    <code>{message.channel}</code>
+                  </td>
+                  <td>
+                    <code>{message.clientId}</code>
+                  </td>
+                  <td class="data">{message.data}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+    </>
+  );
+  return (
+    <section>
+      <h2>Realtime</h2>
+      {body}
+    </section>
+  );
+}
