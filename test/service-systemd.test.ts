@@ -50,49 +50,115 @@ describe.each([
   ['berth', join(repoRoot, 'bin', 'berth')],
   ['bookshop', bookshopBin],
 ])('service life cycle with real systemd (%s)', (name, binary) => {
-  it('load → serves; reload onto a new port with 0 failed requests; stop; load; unload', async () => {
+  it('load → serves; reload onto a new port under load with 0 failed requests; stop; load; unload; failures said clearly', async () => {
     const seen = await scenario(binary, name);
+    const { first, second, busy } = seen.ports;
 
-    expect(seen.busyLoad.code).toBe(1);
-    expect(seen.busyLoad.out).toMatch(/port \d+ \(from PORT in \.env\) is already in use/);
+    // A port in use is found before anything is written.
+    expect(seen.busyLoad).toEqual({
+      code: 1,
+      out: `${name}: port ${busy} (from PORT in .env) is already in use, so the service could not serve: stop the program using it or choose another port`,
+    });
     expect(seen.busyUnitWritten).toBe(false);
+    expect(seen.busyDataDirCreated).toBe(false);
 
-    expect(seen.load).toMatchObject({ code: 0 });
+    expect(seen.load.code).toBe(0);
     expect(seen.load.out).toMatch(
-      new RegExp(`^loaded ${name} as a user systemd service .*serving on http://localhost:\\d+$`),
+      new RegExp(
+        `^loaded ${name} as a user systemd service \\(/.*/systemd/user/${name}\\.service\\); serving on http://localhost:${first}$`,
+      ),
     );
     expect(seen.afterLoad).toBe(200);
-    expect(seen.unit).toContain(`ExecStart=${process.execPath} ${binary} start`);
-    expect(seen.unit).toContain('ExecReload=/bin/kill -HUP $MAINPID');
-    expect(seen.unit).toContain('Restart=on-failure');
-    expect(seen.unit).toContain('ProtectSystem=strict');
-    expect(seen.unit).toMatch(/ReadWritePaths=\/tmp\/service-.*\/data/);
+    const unit = seen.unit.split('\n');
+    expect(unit).toContain(`WorkingDirectory=${seen.project.replace(/%/g, '%%')}`);
+    expect(unit).toContain(`ExecStart=${process.execPath} ${binary} start`);
+    expect(unit).toContain('ExecReload=/bin/kill -HUP $MAINPID');
+    expect(unit).toContain('Restart=on-failure');
+    expect(unit).toContain('StartLimitBurst=5');
+    expect(unit).toContain('NoNewPrivileges=yes');
+    expect(unit).toContain('ProtectSystem=strict');
+    expect(unit).toContain(`ReadWritePaths="${seen.project.replace(/%/g, '%%')}/data"`);
     expect(seen.adminService).toMatchObject({
       available: true,
       manager: 'systemd',
       scope: 'user',
       unit: `${name}.service`,
       active: 'active/running',
-      port: expect.any(Number),
+      port: first,
     });
-    expect(seen.loadAgain.out).toMatch(/^already loaded, unchanged/);
-    expect(seen.status.out).toMatch(/active: active\/running/);
-    expect(seen.status.out).toMatch(/port: +\d+/);
+    expect(seen.loadAgain).toMatchObject({ code: 0 });
+    expect(seen.loadAgain.out).toMatch(/^already loaded, unchanged: .*; serving on http:\/\/localhost:\d+$/);
+    expect(seen.status.out).toMatch(/^ {2}active: running \(active\/running\)$/m);
+    expect(seen.status.out).toMatch(/^ {2}pid: +\d+$/m);
+    expect(seen.status.out).toMatch(new RegExp(`^ {2}port: +${first} \\(http://localhost:${first}\\)$`, 'm'));
+    expect(seen.status.out).toMatch(/^ {2}since: +\w{3} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/m);
 
-    expect(seen.reload.code).toBe(0);
-    expect(seen.duringReload.sent).toBeGreaterThan(200);
-    expect(seen.duringReload.failures).toEqual([]);
+    expect(seen.reload).toEqual({
+      code: 0,
+      out: `reloaded ${name}: listening on http://localhost:${second}; applied port ${first} → ${second} (PORT in .env)`,
+    });
+    const { sent, failures, connections } = seen.duringReload;
+    expect(connections).toBe(20);
+    expect(sent.reloading).toBeGreaterThan(20);
+    expect(sent.grace).toBeGreaterThan(100);
+    expect(sent.after).toBeGreaterThan(100);
+    expect(failures).toEqual([]);
     expect(seen.afterReloadNew).toBe(200);
     expect(seen.afterReloadOld).toBe('refused');
 
-    expect(seen.stop.code).toBe(0);
+    expect(seen.badReload.code).toBe(1);
+    expect(seen.badReload.out).toBe(
+      `${name}: reload failed, keeping the running settings: invalid port "oops" from PORT in .env: use a whole number from 1 to 65535 (0 picks a free port); fix that, then run \`service reload --user\` again`,
+    );
+    expect(seen.afterBadReload).toBe(200);
+
+    expect(seen.stop).toEqual({
+      code: 0,
+      out: `stopped ${name}: \`service load --user\` starts it again, \`service unload --user\` removes it`,
+    });
     expect(seen.afterStop).toBe('refused');
+    expect(seen.statusStopped.out).toMatch(/^ {2}active: stopped \(inactive\/dead\)$/m);
+    expect(seen.stopAgain.out).toMatch(new RegExp(`^${name} was not running \\(inactive/dead\\)`));
     expect(seen.loadAfterStop.code).toBe(0);
+    expect(seen.loadAfterStop.out).toMatch(
+      new RegExp(`^started ${name}, already loaded as .*; serving on http://localhost:${second}$`),
+    );
     expect(seen.afterSecondLoad).toBe(200);
     expect(seen.unload.code).toBe(0);
+    expect(seen.unload.out).toMatch(
+      new RegExp(`^unloaded ${name}: stopped, disabled and removed /.*/${name}\\.service$`),
+    );
     expect(seen.unitAfterUnload).toBe(false);
     expect(seen.afterUnload).toBe('refused');
     expect(seen.unloadAgain.code).toBe(1);
-    expect(seen.unloadAgain.out).toMatch(/is not loaded as a user service .* nothing to unload/);
-  }, 90_000);
+    expect(seen.unloadAgain.out).toMatch(
+      new RegExp(
+        `^${name}: ${name} is not loaded as a user service \\(no .*\\), so there is nothing to unload: run \`service load --user\` first$`,
+      ),
+    );
+
+    expect(seen.failingLoad.code).toBe(1);
+    expect(seen.failingLoad.out).toMatch(
+      new RegExp(
+        `^${name}: ${name} did not start: file is not a database; it is stopped and its unit stays in .*: fix that, then run \`service load --user\` again \\(or \`service unload --user\`\\); logs: journalctl --user -u ${name}$`,
+      ),
+    );
+    expect(seen.afterFailingLoad).toBe('refused');
+    expect(seen.statusFailed.out).toMatch(/^ {2}active: stopped /m);
+    expect(seen.unloadFailed.code).toBe(0);
+
+    expect(seen.clusterLoad.out).toMatch(new RegExp(`serving on http://localhost:${first}$`));
+    expect(seen.clusterReload).toEqual({
+      code: 1,
+      out: `${name}: reload is not supported with --workers yet, so nothing changed: restart the service to apply new settings (\`service stop\`, then \`service load\`)`,
+    });
+    expect(seen.afterClusterReload).toBe(200);
+    expect(seen.clusterUnload.code).toBe(0);
+
+    expect(seen.systemAsNobody).toEqual({
+      code: 1,
+      out: `${name}: permission denied: a system service is written to /etc/systemd/system, which needs root: run it with sudo, or use --user for your own user's service`,
+    });
+    expect(seen.systemUnitWritten).toBe(false);
+  }, 120_000);
 });

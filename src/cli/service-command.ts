@@ -1,23 +1,37 @@
 import { mkdirSync, realpathSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { dirname, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
 import type { App } from '../core/index.js';
-import { readServerState } from '../node/server-state.js';
+import { readServerState, type ServerState } from '../node/server-state.js';
 import { resolveSettings } from '../node/settings.js';
 import { pickServiceManager } from '../service/pick-manager.js';
-import type { ServiceSpec } from '../service/service-spec.js';
+import { checkPortFree } from '../service/port-check.js';
+import type { ServiceSpec, ServiceStatus } from '../service/service-spec.js';
+import { waitForReload } from '../service/wait-for-reload.js';
+import { waitUntilServing } from '../service/wait-until-serving.js';
 import { CommandError } from './command-error.js';
 
 interface ServiceFlags {
   user?: boolean;
+  system?: boolean;
   name?: string;
   logFile?: string;
   config?: string;
+  json?: boolean;
 }
 
+/** Variables Berth reads that a shell may hold but a service never sees. */
+const berthVariable = /^(PORT|HOST|NODE_ENV|DATABASE_URL|REDIS_URL|BERTH_[A-Z_]+)$/;
+
+const say = (text: string): void => void process.stdout.write(`${text}\n`);
+const note = (text: string): void => void process.stderr.write(`note: ${text}\n`);
+
 const scopeOf = (flags: ServiceFlags): ServiceSpec['scope'] =>
-  flags.user || (process.getuid?.() ?? 0) !== 0 ? 'user' : 'system';
+  flags.system ? 'system' : flags.user || (process.getuid?.() ?? 0) !== 0 ? 'user' : 'system';
+
+/** How the user repeats a command in the same scope. */
+const again = (verb: string, flags: ServiceFlags): string =>
+  `\`service ${verb}${flags.user ? ' --user' : flags.system ? ' --system' : ''}${flags.name ? ` --name ${flags.name}` : ''}\``;
 
 function nameOf(app: App, flags: ServiceFlags): string {
   const name = flags.name ?? app.name;
@@ -27,118 +41,199 @@ function nameOf(app: App, flags: ServiceFlags): string {
   return name;
 }
 
-/** Fails before anything is written when the port the service would take is held by someone else. */
-async function checkPortFree(port: number, host: string | undefined, source: string): Promise<void> {
-  if (port === 0) return;
-  const probe = createServer();
-  await new Promise<void>((done, fail) => {
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      fail(
-        error.code === 'EADDRINUSE'
-          ? new CommandError(
-              `port ${port} (from ${source}) is already in use, so the service could not serve: stop the program using it or choose another port`,
-            )
-          : error,
-      ),
-    );
-    probe.listen(port, host, () => probe.close(() => done()));
-  });
+/** The server behind a service, when its state file describes the service's main process. */
+function serverOf(status: ServiceStatus): ServerState | undefined {
+  const state = status.spec ? readServerState(status.spec.dataDir) : undefined;
+  return state && status.pid !== null && state.pid === status.pid ? state : undefined;
 }
 
-const say = (text: string): void => void process.stdout.write(`${text}\n`);
+async function load(app: App, flags: ServiceFlags): Promise<void> {
+  const scope = scopeOf(flags);
+  const name = nameOf(app, flags);
+  const cwd = process.cwd();
+  const config = flags.config ? resolve(flags.config) : undefined;
+  // The settings the service will see: .env and the config file, not this shell's variables.
+  const settings = resolveSettings({ cwd, flags: config ? { config } : {}, processEnv: {} });
+  const manager = await pickServiceManager(scope);
+  const ignored = Object.keys(process.env).filter((key) => berthVariable.test(key));
+  if (ignored.length) {
+    note(
+      `${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} set in this shell, but a service does not see it: put what it needs in ${resolve(cwd, '.env')} or the config file`,
+    );
+  }
+
+  const before = await manager.status(name, scope);
+  const running = serverOf(before);
+  if (!running) await checkPortFree(settings.port.value, settings.host.value, settings.port.source);
+  const spec: ServiceSpec = {
+    name,
+    description: `${name}: HTTP server built on Berth`,
+    scope,
+    node: process.execPath,
+    script: realpathSync(process.argv[1]!),
+    startArgs: ['start', ...(config ? ['--config', config] : [])],
+    workingDirectory: cwd,
+    dataDir: settings.dataDir.value,
+    ...(flags.logFile ? { logFile: resolve(flags.logFile) } : {}),
+  };
+  // The hardened unit may write only there, and systemd refuses a ReadWritePaths that does not exist.
+  for (const dir of [spec.dataDir, ...(spec.logFile ? [dirname(spec.logFile)] : [])]) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new CommandError(
+        `cannot create ${dir}: ${(error as Error).message}; run it where you may write, or choose another directory`,
+      );
+    }
+  }
+
+  const since = Date.now();
+  const { file, unit, wasRunning } = await manager.load(spec);
+  const outcome = await waitUntilServing(manager, spec, { since });
+  if ('failed' in outcome) {
+    await manager.halt(name, scope);
+    throw new CommandError(
+      `${name} did not start: ${outcome.failed}; it is stopped and its unit stays in ${file}: fix that, then run ${again('load', flags)} again (or ${again('unload', flags)}); logs: ${manager.logs(spec)}`,
+    );
+  }
+  if ('timedOut' in outcome) {
+    throw new CommandError(
+      `${name} was loaded (${file}) but is not serving after 10 s (${outcome.timedOut.detail}): check ${again('status', flags)} and the logs: ${manager.logs(spec)}`,
+    );
+  }
+  const where = `serving on ${outcome.serving.url}`;
+  const service = `a ${scope} ${manager.name} service (${file})`;
+  if (unit === 'created') say(`loaded ${name} as ${service}; ${where}`);
+  else if (unit === 'updated') say(`updated ${name}, ${service}, and restarted it; ${where}`);
+  else if (wasRunning) say(`already loaded, unchanged: ${name} runs as ${service}; ${where}`);
+  else say(`started ${name}, already loaded as ${service} (unit unchanged); ${where}`);
+  if (unit === 'unchanged' && settings.port.value !== 0 && outcome.serving.port !== settings.port.value) {
+    note(
+      `${settings.port.source} says port ${settings.port.value}: run ${again('reload', flags)} to move the service there`,
+    );
+  }
+}
+
+async function reload(app: App, flags: ServiceFlags): Promise<void> {
+  const scope = scopeOf(flags);
+  const name = nameOf(app, flags);
+  const manager = await pickServiceManager(scope);
+  const status = await manager.status(name, scope);
+  const before = serverOf(status);
+  await manager.reload(name, scope);
+  if (!before || !status.spec || status.pid === null) {
+    say(`reload sent to ${name}: it re-reads .env and the config file without dropping requests`);
+    return;
+  }
+  const outcome = await waitForReload(status.spec.dataDir, status.pid, before.reload?.count ?? 0);
+  const logs = manager.logs(status.spec);
+  if (!outcome) {
+    throw new CommandError(
+      `reload sent to ${name}, but it did not report back within 10 s: check ${again('status', flags)} and the logs: ${logs}`,
+    );
+  }
+  if (!outcome.ok) {
+    throw new CommandError(
+      outcome.needsRestart
+        ? outcome.message
+        : `${outcome.message}; fix that, then run ${again('reload', flags)} again`,
+    );
+  }
+  say(`reloaded ${name}: ${outcome.message}`);
+}
+
+async function status(app: App, flags: ServiceFlags): Promise<void> {
+  const scope = scopeOf(flags);
+  const manager = await pickServiceManager(scope);
+  const seen = await manager.status(nameOf(app, flags), scope);
+  const server = serverOf(seen);
+  const since = seen.since ?? server?.startedAt ?? null;
+  const logs = seen.spec ? manager.logs(seen.spec) : null;
+  if (flags.json) {
+    const { spec, ...rest } = seen;
+    say(
+      JSON.stringify({
+        ...rest,
+        since,
+        port: server?.port ?? null,
+        url: server?.url ?? null,
+        lastReload: server?.reload ?? null,
+        workingDirectory: spec?.workingDirectory ?? null,
+        logs,
+      }),
+    );
+    return;
+  }
+  say(
+    [
+      `${seen.unit} (${seen.manager}, ${scope})`,
+      `  loaded: ${seen.loaded ? `yes (${seen.file})` : 'no'}`,
+      `  active: ${seen.state} (${seen.detail})`,
+      `  pid:    ${seen.pid ?? '-'}`,
+      `  port:   ${server ? `${server.port} (${server.url})` : '-'}`,
+      `  since:  ${since ?? '-'}`,
+      ...(server?.reload
+        ? [`  reload: ${server.reload.ok ? 'ok' : 'failed'} at ${server.reload.at}: ${server.reload.message}`]
+        : []),
+      ...(logs ? [`  logs:   ${logs}`] : []),
+    ].join('\n'),
+  );
+}
 
 /**
  * `<binary> service load|reload|stop|unload|status`: the app as a background
  * system service (systemd on Linux, launchd on macOS).
+ *
+ * @example
+ * addServiceCommand(program, app) // then: bookshop service load --user
  */
 export function addServiceCommand(program: Command, app: App): void {
   const service = program.command('service').description('run the server as a background system service');
   const common = (command: Command) =>
     command
-      .option('--user', "use the current user's service manager (the default when not root)")
+      .addOption(
+        new Option('--user', "use the current user's service manager (the default when not root)").conflicts(
+          'system',
+        ),
+      )
+      .addOption(new Option('--system', 'use the system service manager (needs root; the default as root)'))
       .option('--name <name>', `the unit name (default: ${app.name})`);
 
   common(service.command('load'))
-    .description('register the server as a service, enable it and start it')
+    .description('register the server as a service, enable it, start it and wait until it serves')
     .option('--log-file <file>', 'log to this file instead of the journal')
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
-    .action(async (flags: ServiceFlags) => {
-      const scope = scopeOf(flags);
-      const name = nameOf(app, flags);
-      const settings = resolveSettings({
-        cwd: process.cwd(),
-        flags: { ...(flags.config ? { config: flags.config } : {}) },
-        processEnv: process.env,
-      });
-      const manager = await pickServiceManager(scope);
-      const running = readServerState(settings.dataDir.value);
-      const ours = running && (await manager.status(name, scope).catch(() => undefined))?.pid === running.pid;
-      if (!ours) await checkPortFree(settings.port.value, settings.host.value, settings.port.source);
-      const spec: ServiceSpec = {
-        name,
-        description: `${name}: HTTP server built on Berth`,
-        scope,
-        node: process.execPath,
-        script: realpathSync(process.argv[1]!),
-        workingDirectory: process.cwd(),
-        dataDir: settings.dataDir.value,
-        ...(flags.logFile ? { logFile: resolve(flags.logFile) } : {}),
-      };
-      // The hardened unit may write only there, and systemd refuses a ReadWritePaths that does not exist.
-      mkdirSync(spec.dataDir, { recursive: true });
-      const { file, changed } = await manager.load(spec);
-      const state = readServerState(settings.dataDir.value);
-      say(
-        `${changed ? 'loaded' : 'already loaded, unchanged:'} ${name} as a ${scope} ${manager.name} service (${file})${state ? `; serving on ${state.url}` : ''}`,
-      );
-    });
+    .action((flags: ServiceFlags) => load(app, flags));
 
   common(service.command('reload'))
-    .description('make the running service re-read .env and the config file')
-    .action(async (flags: ServiceFlags) => {
-      const scope = scopeOf(flags);
-      const manager = await pickServiceManager(scope);
-      await manager.reload(nameOf(app, flags), scope);
-      say(
-        `reload sent to ${nameOf(app, flags)}: it re-reads .env and the config file without dropping requests`,
-      );
-    });
+    .description('make the running service re-read .env and the config file, without dropping requests')
+    .action((flags: ServiceFlags) => reload(app, flags));
 
   common(service.command('stop'))
     .description('stop the service (it stays registered)')
     .action(async (flags: ServiceFlags) => {
       const scope = scopeOf(flags);
+      const name = nameOf(app, flags);
       const manager = await pickServiceManager(scope);
-      await manager.stop(nameOf(app, flags), scope);
-      say(`stopped ${nameOf(app, flags)}`);
+      const before = await manager.status(name, scope);
+      await manager.stop(name, scope);
+      say(
+        `${before.state === 'running' ? `stopped ${name}` : `${name} was not running (${before.detail})`}: ${again('load', flags)} starts it again, ${again('unload', flags)} removes it`,
+      );
     });
 
   common(service.command('unload'))
     .description('stop, disable and remove the service')
     .action(async (flags: ServiceFlags) => {
       const scope = scopeOf(flags);
+      const name = nameOf(app, flags);
       const manager = await pickServiceManager(scope);
-      const { file } = await manager.unload(nameOf(app, flags), scope);
-      say(`unloaded ${nameOf(app, flags)}: removed ${file}`);
+      const { file } = await manager.unload(name, scope);
+      say(`unloaded ${name}: stopped, disabled and removed ${file}`);
     });
 
   common(service.command('status'))
     .description('show whether the service is loaded and running, its PID, port and since when')
     .option('--json', 'print JSON')
-    .action(async (flags: ServiceFlags & { json?: boolean }) => {
-      const scope = scopeOf(flags);
-      const manager = await pickServiceManager(scope);
-      const status = await manager.status(nameOf(app, flags), scope);
-      if (flags.json) return say(JSON.stringify(status));
-      say(
-        [
-          `${status.unit} (${status.manager}, ${status.scope})`,
-          `  loaded: ${status.loaded ? `yes (${status.file})` : 'no'}`,
-          `  active: ${status.active}`,
-          `  pid:    ${status.pid ?? '-'}`,
-          `  port:   ${status.port ?? '-'}`,
-          `  since:  ${status.since ?? '-'}`,
-        ].join('\n'),
-      );
-    });
+    .action((flags: ServiceFlags) => status(app, flags));
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceSpec } from './service-spec.js';
+import { specComment } from './spec-comment.js';
 
 const escape = (value: string): string =>
   value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -16,20 +17,26 @@ export function launchdPlistPath(name: string, scope: ServiceSpec['scope'], home
 }
 
 /** Default log file when none is given: in the data directory. */
-export const launchdLogPath = (spec: ServiceSpec): string =>
+export const launchdLogPath = (spec: Pick<ServiceSpec, 'name' | 'dataDir' | 'logFile'>): string =>
   spec.logFile ?? join(spec.dataDir, `${spec.name}.log`);
 
 /**
  * The launchd property list: runs `<node> <binary> start` at load and keeps
- * it alive, in the directory `load` ran in, logging to a file.
+ * it alive (unless it exited cleanly), in the directory `load` ran in,
+ * logging to a file. A comment records the spec.
+ *
+ * @example
+ * writeFileSync(launchdPlistPath('shop', 'user'), renderLaunchdPlist(spec))
  */
 export function renderLaunchdPlist(spec: ServiceSpec): string {
   const log = escape(launchdLogPath(spec));
-  const args = [spec.node, spec.script, 'start']
+  const args = [spec.node, spec.script, ...spec.startArgs]
     .map((arg) => `    <string>${escape(arg)}</string>`)
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<!-- Written by \`service load\`; \`service unload\` removes it. -->
+<!-- ${specComment(spec)} -->
 <plist version="1.0">
 <dict>
   <key>Label</key>

@@ -3,8 +3,19 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CommandError } from '../cli/command-error.js';
 import { runCommand, type CommandRunner } from './command-runner.js';
-import { launchdLabel, launchdPlistPath, renderLaunchdPlist } from './launchd-plist.js';
-import type { ServiceManager, ServiceSpec, ServiceStatus } from './service-spec.js';
+import { launchdLabel, launchdLogPath, launchdPlistPath, renderLaunchdPlist } from './launchd-plist.js';
+import type { LoadResult, ServiceManager, ServiceSpec, ServiceState, ServiceStatus } from './service-spec.js';
+import { readSpecComment } from './spec-comment.js';
+
+/** Berth's state from what `launchctl print` says of a job. */
+function stateOf(printed: { code: number; stdout: string }, hasFile: boolean): ServiceState {
+  if (printed.code !== 0) return hasFile ? 'stopped' : 'not loaded';
+  const state = /^\s*state = (.+)$/m.exec(printed.stdout)?.[1]?.trim();
+  if (state === 'running') return 'running';
+  if (state === 'spawn scheduled') return 'starting';
+  const exit = /^\s*last exit code = (\d+)/m.exec(printed.stdout)?.[1];
+  return exit && exit !== '0' ? 'failed' : 'stopped';
+}
 
 /**
  * launchd on macOS: `launchctl bootstrap|bootout|kickstart|kill` in the
@@ -29,6 +40,10 @@ export class LaunchdManager implements ServiceManager {
     return scope === 'system' ? 'system' : `gui/${this.#uid}`;
   }
 
+  #target(name: string, scope: ServiceSpec['scope']): string {
+    return `${this.#domain(scope)}/${launchdLabel(name)}`;
+  }
+
   #path(name: string, scope: ServiceSpec['scope']): string {
     return this.#home ? launchdPlistPath(name, scope, this.#home) : launchdPlistPath(name, scope);
   }
@@ -36,37 +51,44 @@ export class LaunchdManager implements ServiceManager {
   async #launchctl(args: string[], allowFailure = false) {
     const result = await this.#run('launchctl', args);
     if (result.code !== 0 && !allowFailure) {
-      throw new CommandError(
-        `launchctl ${args.join(' ')} failed: ${(result.stderr || result.stdout).trim() || `exit ${result.code}`}`,
-      );
+      const said = (result.stderr || result.stdout).trim();
+      const denied = /not permitted|permission|privilege/i.test(said)
+        ? '; run it with sudo, or add --user'
+        : '';
+      throw new CommandError(`launchctl ${args.join(' ')} failed: ${said || `exit ${result.code}`}${denied}`);
     }
     return result;
   }
 
-  async load(spec: ServiceSpec) {
+  async load(spec: ServiceSpec): Promise<LoadResult> {
     const file = this.#path(spec.name, spec.scope);
-    const plist = renderLaunchdPlist(spec);
+    const target = this.#target(spec.name, spec.scope);
+    const text = renderLaunchdPlist(spec);
     const previous = await readFile(file, 'utf8').catch(() => undefined);
-    const changed = previous !== plist;
-    const target = `${this.#domain(spec.scope)}/${launchdLabel(spec.name)}`;
-    if (changed) {
+    const unit = previous === undefined ? 'created' : previous === text ? 'unchanged' : 'updated';
+    const before = await this.#launchctl(['print', target], true);
+    if (unit !== 'unchanged') {
       try {
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, plist);
+        await mkdir(dirname(launchdLogPath(spec)), { recursive: true });
+        await writeFile(file, text);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EACCES') {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EACCES' || code === 'EPERM') {
           throw new CommandError(`permission denied writing ${file}: run it with sudo, or add --user`);
         }
         throw error;
       }
-      // A changed plist replaces the loaded one.
-      await this.#launchctl(['bootout', target], true);
     }
-    const loaded = await this.#launchctl(['print', target], true);
-    if (loaded.code !== 0) await this.#launchctl(['bootstrap', this.#domain(spec.scope), file]);
+    // A disabled job (after `stop` or a failed start) cannot be bootstrapped: enable it first.
     await this.#launchctl(['enable', target]);
+    // A changed plist replaces the loaded one.
+    if (unit !== 'unchanged' && before.code === 0) await this.#launchctl(['bootout', target], true);
+    if (unit !== 'unchanged' || before.code !== 0) {
+      await this.#launchctl(['bootstrap', this.#domain(spec.scope), file]);
+    }
     await this.#launchctl(['kickstart', target]);
-    return { file, changed };
+    return { file, unit, wasRunning: stateOf(before, previous !== undefined) === 'running' };
   }
 
   async #requireLoaded(name: string, scope: ServiceSpec['scope'], verb: string) {
@@ -81,37 +103,70 @@ export class LaunchdManager implements ServiceManager {
 
   async reload(name: string, scope: ServiceSpec['scope']) {
     await this.#requireLoaded(name, scope, 'reload');
-    await this.#launchctl(['kill', 'SIGHUP', `${this.#domain(scope)}/${launchdLabel(name)}`]);
+    const printed = await this.#launchctl(['print', this.#target(name, scope)], true);
+    if (stateOf(printed, true) !== 'running') {
+      throw new CommandError(
+        `${name} is not running, so there is nothing to reload: start it with \`service load\``,
+      );
+    }
+    await this.#launchctl(['kill', 'SIGHUP', this.#target(name, scope)]);
   }
 
   async stop(name: string, scope: ServiceSpec['scope']) {
     await this.#requireLoaded(name, scope, 'stop');
     // KeepAlive would restart a killed job; disable first, then stop it.
-    await this.#launchctl(['disable', `${this.#domain(scope)}/${launchdLabel(name)}`]);
-    await this.#launchctl(['kill', 'SIGTERM', `${this.#domain(scope)}/${launchdLabel(name)}`], true);
+    await this.#launchctl(['disable', this.#target(name, scope)]);
+    await this.#launchctl(['kill', 'SIGTERM', this.#target(name, scope)], true);
+  }
+
+  async halt(name: string, scope: ServiceSpec['scope']) {
+    await this.#launchctl(['disable', this.#target(name, scope)], true);
+    await this.#launchctl(['bootout', this.#target(name, scope)], true);
   }
 
   async unload(name: string, scope: ServiceSpec['scope']) {
     const file = await this.#requireLoaded(name, scope, 'unload');
-    await this.#launchctl(['bootout', `${this.#domain(scope)}/${launchdLabel(name)}`], true);
-    await rm(file);
+    await this.#launchctl(['bootout', this.#target(name, scope)], true);
+    try {
+      await rm(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') {
+        throw new CommandError(`permission denied removing ${file}: run it with sudo, or add --user`);
+      }
+      throw error;
+    }
     return { file };
   }
 
   async status(name: string, scope: ServiceSpec['scope']): Promise<ServiceStatus> {
     const file = this.#path(name, scope);
-    const result = await this.#launchctl(['print', `${this.#domain(scope)}/${launchdLabel(name)}`], true);
-    const pid = Number(/\bpid = (\d+)/.exec(result.stdout)?.[1]) || null;
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    const printed = await this.#launchctl(['print', this.#target(name, scope)], true);
+    const exit = /^\s*last exit code = (\d+)/m.exec(printed.stdout)?.[1];
     return {
       manager: 'launchd',
       scope,
       unit: launchdLabel(name),
       file,
-      loaded: result.code === 0,
-      active: /\bstate = (\w+)/.exec(result.stdout)?.[1] ?? (result.code === 0 ? 'unknown' : 'not loaded'),
-      pid,
+      loaded: text !== undefined,
+      state: stateOf(printed, text !== undefined),
+      detail:
+        printed.code === 0
+          ? (/^\s*state = (.+)$/m.exec(printed.stdout)?.[1]?.trim() ?? 'unknown')
+          : 'not bootstrapped',
+      pid: Number(/^\s*pid = (\d+)/m.exec(printed.stdout)?.[1]) || null,
       since: null,
-      port: null,
+      exitStatus: exit && exit !== '0' ? Number(exit) : null,
+      spec: text === undefined ? undefined : readSpecComment(text),
     };
+  }
+
+  logs(spec: Pick<ServiceSpec, 'name' | 'logFile' | 'dataDir'>): string {
+    return launchdLogPath(spec);
+  }
+
+  explainExit(): undefined {
+    return undefined;
   }
 }

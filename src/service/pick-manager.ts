@@ -5,18 +5,32 @@ import { LaunchdManager } from './launchd.js';
 import type { ServiceManager, ServiceSpec } from './service-spec.js';
 import { SystemdManager } from './systemd.js';
 
+/** A system service as another user: said before anything is tried. */
+function needsRoot(where: string): CommandError {
+  return new CommandError(
+    `permission denied: a system service is written to ${where}, which needs root: run it with sudo, or use --user for your own user's service`,
+  );
+}
+
 /**
  * The service manager of this machine: systemd on Linux when it runs,
  * launchd on macOS; anywhere else a CommandError that says what is missing
  * and what to do instead (nothing is written).
+ *
+ * @example
+ * const manager = await pickServiceManager(process.getuid?.() === 0 ? 'system' : 'user')
  */
 export async function pickServiceManager(
   scope: ServiceSpec['scope'],
-  options: { platform?: NodeJS.Platform; run?: CommandRunner; systemdBooted?: boolean } = {},
+  options: { platform?: NodeJS.Platform; run?: CommandRunner; systemdBooted?: boolean; uid?: number } = {},
 ): Promise<ServiceManager> {
   const platform = options.platform ?? process.platform;
   const run = options.run ?? runCommand;
-  if (platform === 'darwin') return new LaunchdManager(run);
+  const root = (options.uid ?? process.getuid?.() ?? 0) === 0;
+  if (platform === 'darwin') {
+    if (scope === 'system' && !root) throw needsRoot('/Library/LaunchDaemons');
+    return new LaunchdManager(run);
+  }
   if (platform === 'linux') {
     const booted = options.systemdBooted ?? existsSync('/run/systemd/system');
     if (!booted) {
@@ -24,6 +38,7 @@ export async function pickServiceManager(
         'systemd is not running on this machine (no /run/systemd/system; a container?): run `start` under your own supervisor instead (Docker restart policy, supervisord, runit)',
       );
     }
+    if (scope === 'system' && !root) throw needsRoot('/etc/systemd/system');
     const probe = await run('systemctl', [...(scope === 'user' ? ['--user'] : []), 'is-system-running']);
     if (probe.code === 127) {
       throw new CommandError(

@@ -9,13 +9,18 @@ export interface ServiceSpec {
   node: string;
   /** Absolute path of the binary (`bin/berth`, a project's own binary). */
   script: string;
+  /** The binary's arguments: `start`, and `--config FILE` when `load` was given one. */
+  startArgs: string[];
   /** Where `load` ran: `.env`, `berth.config.json` and `./data` are read from here. */
   workingDirectory: string;
-  /** Must stay writable under the service's hardening. */
+  /** Must stay writable under the service's hardening; the server reports its state there. */
   dataDir: string;
   /** Logs to this file instead of the journal (systemd) or the default log paths (launchd). */
   logFile?: string;
 }
+
+/** Where a service stands, in Berth's words; `detail` keeps the manager's own. */
+export type ServiceState = 'running' | 'starting' | 'stopped' | 'failed' | 'not loaded';
 
 /** What `service status` reports. */
 export interface ServiceStatus {
@@ -24,20 +29,50 @@ export interface ServiceStatus {
   unit: string;
   /** Where the unit or plist lives. */
   file: string;
+  /** The unit or plist exists. */
   loaded: boolean;
-  active: string;
+  state: ServiceState;
+  /** The manager's own words, e.g. `active/running` or `activating/auto-restart`. */
+  detail: string;
   pid: number | null;
+  /** When it entered its current state, as the manager says. */
   since: string | null;
-  port: number | null;
+  /** The last exit status of the server process, when it exited. */
+  exitStatus: number | null;
+  /** Read back from the unit: where the server reports its port and reloads. */
+  spec: ServiceSpec | undefined;
 }
 
-/** A service manager: systemd or launchd. Each method throws a CommandError the user can act on. */
+/** What `load` did. */
+export interface LoadResult {
+  file: string;
+  /** `created`: new unit; `updated`: the unit changed (the service restarts); `unchanged`. */
+  unit: 'created' | 'updated' | 'unchanged';
+  /** It was running before `load`. */
+  wasRunning: boolean;
+}
+
+/**
+ * A service manager: systemd or launchd. Each method throws a CommandError
+ * the user can act on. `load` starts the service and returns without
+ * waiting; `waitUntilServing` (wait-until-serving.ts) watches it come up.
+ *
+ * @example
+ * const manager = await pickServiceManager('user')
+ * await manager.load(spec)
+ */
 export interface ServiceManager {
   readonly name: string;
-  /** Writes the unit, enables and starts it; `changed` is false when it was already loaded as is. */
-  load(spec: ServiceSpec): Promise<{ file: string; changed: boolean }>;
+  /** Writes the unit, enables and starts it (restarts it when the unit changed). */
+  load(spec: ServiceSpec): Promise<LoadResult>;
   reload(name: string, scope: ServiceSpec['scope']): Promise<void>;
   stop(name: string, scope: ServiceSpec['scope']): Promise<void>;
+  /** Stops it and keeps it from starting again (after a failed start); the unit stays. */
+  halt(name: string, scope: ServiceSpec['scope']): Promise<void>;
   unload(name: string, scope: ServiceSpec['scope']): Promise<{ file: string }>;
   status(name: string, scope: ServiceSpec['scope']): Promise<ServiceStatus>;
+  /** Where its output goes, as a command or a path to show the user. */
+  logs(spec: Pick<ServiceSpec, 'name' | 'scope' | 'logFile' | 'dataDir'>): string;
+  /** What an exit status set by the manager itself means (systemd's 200–243), if it is one. */
+  explainExit(status: number): string | undefined;
 }

@@ -1,26 +1,47 @@
 import type { ServiceSpec } from './service-spec.js';
+import { specComment } from './spec-comment.js';
 
-/** systemd quoting for one ExecStart argument. */
-const quote = (value: string): string =>
-  /^[\w@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/(["\\])/g, '\\$1')}"`;
+/** `%` starts a specifier in unit files; a literal one is `%%`. */
+const literal = (value: string): string => value.replace(/%/g, '%%');
+
+/** One ExecStart argument: quoted when needed, with `$` and `%` kept literal. */
+const execArgument = (value: string): string => {
+  const kept = literal(value).replace(/\$/g, '$$$$');
+  return /^[\w@%+=:,./$-]+$/.test(kept) ? kept : `"${kept.replace(/(["\\])/g, '\\$1')}"`;
+};
+
+/** One path in a space-separated list (ReadWritePaths): quoted when it holds a space. */
+const listedPath = (value: string): string => {
+  const kept = literal(value);
+  return /[\s"'\\]/.test(kept) ? `"${kept.replace(/(["\\])/g, '\\$1')}"` : kept;
+};
+
+/** The directory of a file path. */
+const directoryOf = (file: string): string => file.replace(/\/[^/]*$/, '') || '/';
 
 /**
  * The unit file: runs `<node> <binary> start` in the directory `load` ran
  * in, reloads with SIGHUP, restarts on failure within a start limit, and is
- * hardened for a web server (read-only system, writable data directory only).
+ * hardened for a web server (read-only system and home, writable data
+ * directory and log directory only). The first line records the spec.
+ *
+ * @example
+ * writeFileSync('/etc/systemd/system/shop.service', renderSystemdUnit(spec))
  */
 export function renderSystemdUnit(spec: ServiceSpec): string {
   const log = spec.logFile
-    ? [`StandardOutput=append:${spec.logFile}`, `StandardError=append:${spec.logFile}`]
+    ? [`StandardOutput=append:${literal(spec.logFile)}`, `StandardError=append:${literal(spec.logFile)}`]
     : ['StandardOutput=journal', 'StandardError=journal'];
-  const writable = [spec.dataDir, ...(spec.logFile ? [spec.logFile.replace(/\/[^/]*$/, '')] : [])];
+  const writable = [...new Set([spec.dataDir, ...(spec.logFile ? [directoryOf(spec.logFile)] : [])])];
   // A private /tmp would hide a project that lives in /tmp itself.
   const inTmp = [spec.workingDirectory, ...writable].some(
     (path) => path === '/tmp' || path.startsWith('/tmp/'),
   );
+  const command = [spec.node, spec.script, ...spec.startArgs].map(execArgument).join(' ');
   return `# Written by \`${spec.name} service load\`; \`${spec.name} service unload\` removes it.
+# ${specComment(spec)}
 [Unit]
-Description=${spec.description}
+Description=${literal(spec.description)}
 After=network-online.target
 Wants=network-online.target
 StartLimitIntervalSec=60
@@ -28,8 +49,8 @@ StartLimitBurst=5
 
 [Service]
 Type=simple
-WorkingDirectory=${spec.workingDirectory}
-ExecStart=${[spec.node, spec.script, 'start'].map(quote).join(' ')}
+WorkingDirectory=${literal(spec.workingDirectory)}
+ExecStart=${command}
 ExecReload=/bin/kill -HUP $MAINPID
 KillSignal=SIGTERM
 TimeoutStopSec=30
@@ -41,11 +62,13 @@ NoNewPrivileges=yes
 ${inTmp ? '# PrivateTmp is off: the project lives in /tmp.' : 'PrivateTmp=yes'}
 PrivateDevices=yes
 ProtectSystem=strict
-ReadWritePaths=${[...new Set(writable)].join(' ')}
+ProtectHome=read-only
+ReadWritePaths=${writable.map(listedPath).join(' ')}
 ${spec.scope === 'system' ? 'ProtectKernelTunables=yes' : '# ProtectKernelTunables needs the system manager (a user manager cannot remount /proc/sys).'}
 ProtectKernelModules=yes
 ProtectControlGroups=yes
 RestrictSUIDSGID=yes
+RestrictRealtime=yes
 LockPersonality=yes
 
 [Install]

@@ -3,9 +3,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommandError } from '../cli/command-error.js';
-import { readServerState } from '../node/server-state.js';
 import { runCommand, type CommandRunner } from './command-runner.js';
-import type { ServiceManager, ServiceSpec, ServiceStatus } from './service-spec.js';
+import type { LoadResult, ServiceManager, ServiceSpec, ServiceState, ServiceStatus } from './service-spec.js';
+import { readSpecComment } from './spec-comment.js';
 import { renderSystemdUnit } from './systemd-unit.js';
 
 /** Where the unit file of a scope lives. */
@@ -16,8 +16,50 @@ export function systemdUnitPath(name: string, scope: ServiceSpec['scope'], home 
     : join(configHome, 'systemd', 'user', `${name}.service`);
 }
 
-function permissionHint(path: string): string {
-  return `permission denied writing ${path}: run it with sudo for a system service, or add --user for your own user's service`;
+/** A failure to write or remove a unit file, said with what to do. */
+function fileError(error: unknown, path: string, verb: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new CommandError(
+      `permission denied ${verb} ${path}: run it with sudo for a system service, or add --user for your own user's service`,
+    );
+  }
+  return error;
+}
+
+/** Exit statuses systemd sets itself when it cannot start the process (systemd.exec(5)). */
+const systemdExits: Record<number, string> = {
+  200: 'systemd could not enter the working directory (was it moved or deleted?)',
+  203: 'systemd could not run the program (is Node still at the path in ExecStart?)',
+  209: 'systemd could not open the log file',
+  217: 'systemd could not switch to the user of the unit',
+  226: 'systemd could not set up the file-system protection (a path in ReadWritePaths may be missing)',
+};
+
+const properties = [
+  'LoadState',
+  'ActiveState',
+  'SubState',
+  'MainPID',
+  'ExecMainCode',
+  'ExecMainStatus',
+  'StateChangeTimestamp',
+  'ExecMainStartTimestamp',
+];
+
+function stateOf(show: Record<string, string>, hasFile: boolean): ServiceState {
+  if (show.LoadState === 'not-found' && !hasFile) return 'not loaded';
+  switch (show.ActiveState) {
+    case 'active':
+    case 'reloading':
+      return 'running';
+    case 'activating':
+      return show.SubState === 'auto-restart' ? 'failed' : 'starting';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'stopped';
+  }
 }
 
 /**
@@ -29,16 +71,14 @@ function permissionHint(path: string): string {
 export class SystemdManager implements ServiceManager {
   readonly name = 'systemd';
   readonly #run: CommandRunner;
-  readonly #wait: number;
 
-  constructor(run: CommandRunner = runCommand, options: { startWait?: number } = {}) {
+  constructor(run: CommandRunner = runCommand) {
     this.#run = run;
-    this.#wait = options.startWait ?? 8000;
   }
 
-  async #systemctl(scope: ServiceSpec['scope'], ...args: string[]) {
+  async #systemctl(scope: ServiceSpec['scope'], args: string[], allowFailure = false): Promise<string> {
     const result = await this.#run('systemctl', [...(scope === 'user' ? ['--user'] : []), ...args]);
-    if (result.code !== 0) {
+    if (result.code !== 0 && !allowFailure) {
       const said = (result.stderr || result.stdout).trim();
       if (/access denied|permission|interactive authentication/i.test(said)) {
         throw new CommandError(`systemctl ${args.join(' ')}: ${said}; run it with sudo, or add --user`);
@@ -49,13 +89,7 @@ export class SystemdManager implements ServiceManager {
   }
 
   async #show(name: string, scope: ServiceSpec['scope']): Promise<Record<string, string>> {
-    const out = await this.#systemctl(
-      scope,
-      'show',
-      `${name}.service`,
-      '-p',
-      'LoadState,ActiveState,SubState,MainPID,ExecMainStatus,Result,ActiveEnterTimestamp,NRestarts',
-    );
+    const out = await this.#systemctl(scope, ['show', `${name}.service`, '-p', properties.join(',')]);
     return Object.fromEntries(
       out
         .trim()
@@ -64,54 +98,28 @@ export class SystemdManager implements ServiceManager {
     );
   }
 
-  async load(spec: ServiceSpec) {
+  async load(spec: ServiceSpec): Promise<LoadResult> {
     const file = systemdUnitPath(spec.name, spec.scope);
-    const unit = renderSystemdUnit(spec);
+    const text = renderSystemdUnit(spec);
     const previous = await readFile(file, 'utf8').catch(() => undefined);
-    const changed = previous !== unit;
-    if (changed) {
+    const unit = previous === undefined ? 'created' : previous === text ? 'unchanged' : 'updated';
+    const wasRunning =
+      previous !== undefined && (await this.#show(spec.name, spec.scope)).ActiveState === 'active';
+    if (unit !== 'unchanged') {
       try {
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, unit);
+        await writeFile(file, text);
       } catch (error) {
-        if (
-          (error as NodeJS.ErrnoException).code === 'EACCES' ||
-          (error as NodeJS.ErrnoException).code === 'EPERM'
-        ) {
-          throw new CommandError(permissionHint(file));
-        }
-        throw error;
+        throw fileError(error, file, 'writing');
       }
-      await this.#systemctl(spec.scope, 'daemon-reload');
+      await this.#systemctl(spec.scope, ['daemon-reload']);
     }
-    await this.#systemctl(spec.scope, 'enable', `${spec.name}.service`);
-    await this.#systemctl(spec.scope, changed ? 'restart' : 'start', `${spec.name}.service`);
-    await this.#waitUntilServing(spec);
-    return { file, changed };
-  }
-
-  /** Waits until the server wrote its state (it listens) or systemd reports a failure, and says why. */
-  async #waitUntilServing(spec: ServiceSpec): Promise<void> {
-    const until = Date.now() + this.#wait;
-    for (;;) {
-      const show = await this.#show(spec.name, spec.scope);
-      const pid = Number(show.MainPID);
-      const state = readServerState(spec.dataDir);
-      if (show.ActiveState === 'active' && state && state.pid === pid) return;
-      const restarted = Number(show.NRestarts ?? 0) > 0;
-      if (show.ActiveState === 'failed' || restarted || Date.now() > until) {
-        const where = spec.logFile
-          ? `see ${spec.logFile}`
-          : `see \`journalctl ${spec.scope === 'user' ? '--user ' : ''}-u ${spec.name}\``;
-        const exitStatus =
-          show.ExecMainStatus && show.ExecMainStatus !== '0' ? `, exit status ${show.ExecMainStatus}` : '';
-        const detail = spec.logFile ? await lastError(spec.logFile) : '';
-        throw new CommandError(
-          `the service was loaded but did not start serving (${show.ActiveState}/${show.SubState}${exitStatus})${detail ? `: ${detail}` : ''}; ${where}`,
-        );
-      }
-      await new Promise((done) => setTimeout(done, 200));
-    }
+    const service = `${spec.name}.service`;
+    await this.#systemctl(spec.scope, ['enable', service]);
+    // After failed starts, the start limit would refuse this one.
+    await this.#systemctl(spec.scope, ['reset-failed', service], true);
+    await this.#systemctl(spec.scope, [unit === 'unchanged' ? 'start' : 'restart', service]);
+    return { file, unit, wasRunning };
   }
 
   async #requireLoaded(name: string, scope: ServiceSpec['scope'], verb: string): Promise<string> {
@@ -128,53 +136,63 @@ export class SystemdManager implements ServiceManager {
     await this.#requireLoaded(name, scope, 'reload');
     const show = await this.#show(name, scope);
     if (show.ActiveState !== 'active') {
-      throw new CommandError(`${name} is not running (${show.ActiveState}): start it with \`service load\``);
+      throw new CommandError(
+        `${name} is not running (${show.ActiveState}/${show.SubState}), so there is nothing to reload: start it with \`service load${scope === 'user' ? ' --user' : ''}\``,
+      );
     }
-    await this.#systemctl(scope, 'reload', `${name}.service`);
+    await this.#systemctl(scope, ['reload', `${name}.service`]);
   }
 
   async stop(name: string, scope: ServiceSpec['scope']) {
     await this.#requireLoaded(name, scope, 'stop');
-    await this.#systemctl(scope, 'stop', `${name}.service`);
+    await this.#systemctl(scope, ['stop', `${name}.service`]);
+  }
+
+  async halt(name: string, scope: ServiceSpec['scope']) {
+    await this.#systemctl(scope, ['disable', '--now', `${name}.service`], true);
+    await this.#systemctl(scope, ['reset-failed', `${name}.service`], true);
   }
 
   async unload(name: string, scope: ServiceSpec['scope']) {
     const file = await this.#requireLoaded(name, scope, 'unload');
-    await this.#systemctl(scope, 'disable', '--now', `${name}.service`);
+    await this.#systemctl(scope, ['disable', '--now', `${name}.service`]);
     try {
       await rm(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EACCES') throw new CommandError(permissionHint(file));
-      throw error;
+      throw fileError(error, file, 'removing');
     }
-    await this.#systemctl(scope, 'daemon-reload');
+    await this.#systemctl(scope, ['daemon-reload']);
+    await this.#systemctl(scope, ['reset-failed', `${name}.service`], true);
     return { file };
   }
 
   async status(name: string, scope: ServiceSpec['scope']): Promise<ServiceStatus> {
     const file = systemdUnitPath(name, scope);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
     const show = await this.#show(name, scope);
-    const pid = Number(show.MainPID) || null;
-    const dataDir = existsSync(file)
-      ? /^ReadWritePaths=(\S+)/m.exec(await readFile(file, 'utf8'))?.[1]
-      : undefined;
-    const state = dataDir ? readServerState(dataDir) : undefined;
+    const exited = show.ExecMainCode === '1' && show.ExecMainStatus !== '0';
     return {
       manager: 'systemd',
       scope,
       unit: `${name}.service`,
       file,
-      loaded: show.LoadState === 'loaded',
-      active: `${show.ActiveState}/${show.SubState}`,
-      pid,
-      since: show.ActiveEnterTimestamp || null,
-      port: state && state.pid === pid ? state.port : null,
+      loaded: text !== undefined,
+      state: stateOf(show, text !== undefined),
+      detail: `${show.ActiveState}/${show.SubState}`,
+      pid: Number(show.MainPID) || null,
+      // Running: since its process started (a reload is a state change too); else since it stopped.
+      since:
+        (show.ActiveState === 'active' ? show.ExecMainStartTimestamp : show.StateChangeTimestamp) || null,
+      exitStatus: exited ? Number(show.ExecMainStatus) : null,
+      spec: text === undefined ? undefined : readSpecComment(text),
     };
   }
-}
 
-async function lastError(file: string): Promise<string> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const lines = text.trim().split('\n').filter(Boolean);
-  return lines.at(-1)?.slice(0, 300) ?? '';
+  logs(spec: Pick<ServiceSpec, 'name' | 'scope' | 'logFile'>): string {
+    return spec.logFile ?? `journalctl ${spec.scope === 'user' ? '--user ' : ''}-u ${spec.name}`;
+  }
+
+  explainExit(status: number): string | undefined {
+    return systemdExits[status];
+  }
 }
