@@ -2,11 +2,32 @@ import type { Command } from 'commander';
 import type { App } from '../core/index.js';
 import { startCluster } from '../node/cluster-primary.js';
 import { isClusterWorker } from '../node/cluster-worker.js';
-import { resolveSettings } from '../node/settings.js';
+import { readServerState, removeServerState, writeServerState } from '../node/server-state.js';
+import { resolveSettings, type Settings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
+import { recordStartFailure } from '../node/start-failure.js';
 import { exitCodes } from './exit-codes.js';
 
-/** `<binary> start`: serves the app until SIGTERM or SIGINT, then shuts down gracefully. */
+type Running = Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>>;
+
+/** A `--workers` primary does not reload yet; it says so where `service reload` looks. */
+function refuseClusterReload(dataDir: string): void {
+  const state = readServerState(dataDir);
+  if (state?.pid !== process.pid) return;
+  writeServerState(dataDir, {
+    ...state,
+    reload: {
+      count: (state.reload?.count ?? 0) + 1,
+      at: new Date().toISOString(),
+      ok: false,
+      message:
+        'reload is not supported with --workers yet, so nothing changed: restart the service to apply new settings (`service stop`, then `service load`)',
+      needsRestart: true,
+    },
+  });
+}
+
+/** `<binary> start`: serves the app until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads. */
 export function addStartCommand(program: Command, app: App): void {
   program
     .command('start')
@@ -20,11 +41,15 @@ export function addStartCommand(program: Command, app: App): void {
     )
     .action(async (flags: { port?: string; host?: string; config?: string; workers?: string }) => {
       // Signals that arrive while starting wait for the server, instead of killing it half-started.
-      let server:
-        Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>> | undefined =
-        undefined;
+      let server: Running | undefined = undefined;
       const pending: NodeJS.Signals[] = [];
       let stopping = false;
+      const worker = isClusterWorker();
+      const settings: Settings | undefined = worker
+        ? undefined
+        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env });
+      const clustered = (settings?.workers.value ?? 1) > 1;
+
       const onSignal = (signal: NodeJS.Signals): void => {
         if (!server) {
           pending.push(signal);
@@ -32,10 +57,13 @@ export function addStartCommand(program: Command, app: App): void {
         }
         const running = server;
         if (signal === 'SIGHUP') {
+          if (stopping) return;
           if ('reload' in running) {
             // `service reload` (ExecReload) sends SIGHUP: re-read .env and the config, keep serving.
             running.logger.info({ signal }, 'SIGHUP received: reloading .env and the config');
             void running.reload();
+          } else if (settings) {
+            refuseClusterReload(settings.dataDir.value);
           }
           return;
         }
@@ -46,24 +74,36 @@ export function addStartCommand(program: Command, app: App): void {
         stopping = true;
         running.logger.info({ signal }, `${signal} received`);
         running.close().then(
-          () => process.exit(exitCodes.ok),
+          () => {
+            if (clustered && settings) removeServerState(settings.dataDir.value, process.pid);
+            process.exit(exitCodes.ok);
+          },
           (error: unknown) => {
             running.logger.error({ err: error }, 'shutdown failed');
             process.exit(exitCodes.failure);
           },
         );
       };
-      const worker = isClusterWorker();
-      const wanted = worker
-        ? 1
-        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env }).workers.value;
-      for (const signal of ['SIGTERM', 'SIGINT', ...(wanted > 1 ? [] : ['SIGHUP'])] as NodeJS.Signals[]) {
-        process.on(signal, onSignal);
-      }
-      server =
-        wanted > 1
+      // Workers too: systemd sends SIGTERM to every process of the unit. A primary also logs SIGHUP itself.
+      for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+      try {
+        server = clustered
           ? await startCluster(app, { flags, argv: process.argv })
           : await startServer(app, { flags });
+      } catch (error) {
+        // `service load` reads this to say why the service did not come up.
+        if (settings) recordStartFailure(settings.dataDir.value, (error as Error).message);
+        throw error;
+      }
+      if (clustered && settings) {
+        writeServerState(settings.dataDir.value, {
+          pid: process.pid,
+          port: server.port,
+          url: `http://localhost:${server.port}`,
+          startedAt: new Date().toISOString(),
+        });
+      }
       for (const signal of pending.splice(0)) onSignal(signal);
     });
 }

@@ -5,6 +5,15 @@ import type { AppInstance } from '../core/index.js';
 import { SettingError } from './setting-error.js';
 
 /**
+ * The address to show for a listener: `localhost` when it listens on every interface.
+ *
+ * @example
+ * listenerUrl(undefined, 4500) // → 'http://localhost:4500'
+ */
+export const listenerUrl = (host: string | undefined, port: number): string =>
+  `http://${host && !['0.0.0.0', '::'].includes(host) ? host : 'localhost'}:${port}`;
+
+/**
  * An HTTP listener for an app instance that knows how many requests are in
  * flight, so it can close gracefully: stop accepting, let them finish (for
  * at most `timeout` ms), then drop what is left.

@@ -1,21 +1,36 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where a running server says which process it is and where it listens, for `service status`. */
 export const serverStateFile = 'berth-server.json';
+
+/** How the last reload (SIGHUP) went; `service reload` waits for `count` to grow. */
+export interface ReloadOutcome {
+  count: number;
+  at: string;
+  ok: boolean;
+  /** One line: where it listens now and what changed, or why nothing was applied. */
+  message: string;
+  /** Only a restart applies new settings (a `--workers` primary). */
+  needsRestart?: boolean;
+}
 
 export interface ServerState {
   pid: number;
   port: number;
   url: string;
   startedAt: string;
+  reload?: ReloadOutcome;
 }
 
+/** Written whole (a temporary file, then renamed), so a reader never sees half of it. */
 export function writeServerState(dataDir: string, state: ServerState): void {
+  const file = join(dataDir, serverStateFile);
   try {
-    writeFileSync(join(dataDir, serverStateFile), `${JSON.stringify(state, null, 2)}\n`);
+    writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+    renameSync(`${file}.${process.pid}.tmp`, file);
   } catch {
-    // Only `service status` reads it; serving must not depend on it.
+    // Only `service status` and `service reload` read it; serving must not depend on it.
   }
 }
 

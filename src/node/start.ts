@@ -4,13 +4,15 @@ import type { Storage } from '../storage/repository.js';
 import { ensureAdminToken } from './admin-token-store.js';
 import { createAppInstance } from './app-instance.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
-import { HttpListener } from './http-listener.js';
+import { HttpListener, listenerUrl } from './http-listener.js';
 import { createLogger, type NodeLogger } from './logger.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
-import { removeServerState, writeServerState } from './server-state.js';
+import { createReload, type Serving } from './reload.js';
+import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { serviceReport } from './service-report.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
+import { clearStartFailure } from './start-failure.js';
 
 export interface StartOptions {
   flags?: StartFlags;
@@ -32,8 +34,9 @@ export interface RunningServer {
   /**
    * Re-reads `.env` and the config file and applies them without dropping a
    * request: a new port gets a new listener before the old one drains.
+   * Reloads run one after the other; a failed one keeps the running settings.
    */
-  reload(): Promise<void>;
+  reload(): Promise<ReloadOutcome | undefined>;
   /** Graceful shutdown: finish requests in flight (bounded), close storage. */
   close(): Promise<void>;
 }
@@ -44,12 +47,6 @@ function withSettings(app: App, settings: Settings): App {
   if (path === undefined || path === app.realtimePath || app.realtimePath === undefined) return app;
   return createApp({ ...app.options, realtime: { path } });
 }
-
-/** How long the old port keeps answering after a reload moved the server to a new one. */
-const retireGrace = 2000;
-
-const urlOf = (host: string | undefined, port: number): string =>
-  `http://${host && !['0.0.0.0', '::'].includes(host) ? host : 'localhost'}:${port}`;
 
 /**
  * Starts an app on Node: resolves settings, opens and migrates storage, makes
@@ -68,7 +65,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       processEnv: options.env ?? process.env,
       ...(configured.options.mode ? { modeInCode: configured.options.mode } : {}),
     });
-  let settings = resolve();
+  const settings = resolve();
   const app = withSettings(configured, settings);
   const worker = isClusterWorker();
   const mode = settings.mode.value;
@@ -124,7 +121,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
           ? { adapter: clusterAdapter() }
           : {}),
     });
-    const instanceFor = (current: Settings): AppInstance =>
+    const instanceFor = (current: Settings, adminTokenHash: string): AppInstance =>
       createAppInstance(
         app,
         {
@@ -146,18 +143,21 @@ export async function startServer(configured: App, options: StartOptions = {}): 
           events,
           mode,
           bodyLimit: current.bodyLimit.value,
-          adminTokenHash: token.hash,
+          adminTokenHash,
           ...(logRequest ? { logRequest } : {}),
         },
         { cwd: current.cwd },
       );
-    let instance = instanceFor(settings);
+    const instance = instanceFor(settings, token.hash);
     if (!worker) logRoutes(logger, app.routes);
-    let listener = new HttpListener(instance);
+    const listener = new HttpListener(instance);
     realtime?.attach(listener.server);
     const draining = new Set<Promise<unknown>>();
+    // A reload replaces what is in here; everything below reads it from here.
+    const serving: Serving = { settings, token, instance, listener, port: 0, url: '' };
 
     const shutdown = async (): Promise<void> => {
+      const { listener, settings } = serving;
       logger.info(
         { inFlight: listener.inFlight },
         `shutting down: finishing ${listener.inFlight} request(s) in flight`,
@@ -190,91 +190,64 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         logger,
         instance,
         storage,
-        reload: async () => {},
+        reload: async () => undefined,
         close: shutdown,
       };
     }
 
     const address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
-    let port = address.port;
-    let url = urlOf(settings.host.value, port);
-    /** Records where the server listens (overview, `service status`) and says so in the log. */
-    const announce = (source: string, prefix: string): void => {
-      runtime.port = port;
-      runtime.portSource = source;
+    serving.port = address.port;
+    serving.url = listenerUrl(settings.host.value, address.port);
+    let lastReload: ReloadOutcome | undefined;
+    /** Records where the server listens and how the last reload went (for `service status|reload`). */
+    const recordState = (): void =>
       writeServerState(dataDir, {
         pid: process.pid,
-        port,
-        url,
+        port: serving.port,
+        url: serving.url,
         startedAt: new Date(runtime.startedAt).toISOString(),
+        ...(lastReload ? { reload: lastReload } : {}),
       });
+    /** Says where the server listens, in the log and in the state file. */
+    const announce = (source: string, prefix: string): void => {
+      const { port, url } = serving;
+      runtime.port = port;
+      runtime.portSource = source;
+      recordState();
       logger.info({ port, portSource: source, url }, `${prefix}listening on ${url} (port from ${source})`);
     };
     announce(settings.port.source, '');
+    clearStartFailure(dataDir);
 
-    const reload = async (): Promise<void> => {
-      let next: Settings;
-      try {
-        next = resolve();
-      } catch (error) {
-        logger.error(
-          { err: error },
-          `reload failed, keeping the running settings: ${(error as Error).message}`,
-        );
-        return;
-      }
-      for (const [name, before, after] of [
-        ['dataDir', settings.dataDir.value, next.dataDir.value],
-        ['mode', settings.mode.value, next.mode.value],
-        ['DATABASE_URL', settings.databaseUrl.value, next.databaseUrl.value],
-        ['REDIS_URL', settings.redisUrl.value, next.redisUrl.value],
-      ] as const) {
-        if (before !== after)
-          logger.warn({ setting: name }, `${name} changed: restart the server to apply it`);
-      }
-      const nextInstance = instanceFor(next);
-      if (next.port.value === port && next.host.value === settings.host.value) {
-        listener.use(nextInstance);
-      } else {
-        const nextListener = new HttpListener(nextInstance);
-        realtime?.attach(nextListener.server);
-        let nextAddress;
-        try {
-          nextAddress = await nextListener.listen(next.port.value, next.host.value, next.port.source);
-        } catch (error) {
-          logger.error(
-            { err: error },
-            `reload failed, still listening on ${url}: ${(error as Error).message}`,
-          );
-          return;
-        }
-        const old = listener;
-        listener = nextListener;
-        port = nextAddress.port;
-        url = urlOf(next.host.value, port);
-        const drain = old.retire(retireGrace, next.shutdownTimeout.value);
-        draining.add(drain);
-        void drain.finally(() => draining.delete(drain));
-      }
-      instance = nextInstance;
-      settings = next;
-      announce(next.port.source, 'reloaded: ');
-    };
+    const reload = createReload({
+      serving,
+      resolve,
+      instanceFor,
+      attach: (server) => realtime?.attach(server),
+      logger,
+      dataDir,
+      draining,
+      announce,
+      record: (outcome) => {
+        lastReload = outcome;
+        recordState();
+      },
+    });
 
     let closing: Promise<void> | undefined;
     return {
       get port() {
-        return port;
+        return serving.port;
       },
       get url() {
-        return url;
+        return serving.url;
       },
       get settings() {
-        return settings;
+        return serving.settings;
       },
       logger,
       get instance() {
-        return instance;
+        return serving.instance;
       },
       storage,
       reload,
