@@ -7,7 +7,7 @@ const server = await startBerth();
 const url = server.url;
 const browser = await launchChromium();
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 560 } });
   await page.goto(`${url}/playground/`);
   for (const [name, email] of [
     ['Ada Lovelace', 'ada@example.org'],

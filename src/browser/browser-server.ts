@@ -5,37 +5,47 @@ import type { ModuleDefinition } from '../core/module.js';
 import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import type { Storage } from '../storage/repository.js';
 import { batchModule } from '../modules/batch/index.js';
-import { createInPageWebSocket } from './in-page-websocket.js';
+import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
 
 export interface BrowserServerOptions {
   modules: ModuleDefinition[];
-  /** Defaults to IndexedDB through Dexie, in a database named after the app. */
+  /** Defaults to IndexedDB through Dexie, in a database named after the server. */
   storage?: Storage;
+  /** Names the server and its IndexedDB database (default `berth-browser`). */
   name?: string;
   logger?: Logger;
 }
 
 /** An in-browser server: a `fetch` over the modules' routes and a WebSocket class for their channels. */
 export interface BrowserServer {
+  /** Like the browser's `fetch`: a Request, or a URL and init, in; a Response out. Paths resolve against the page's origin. */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
-  WebSocket: ReturnType<typeof createInPageWebSocket>;
+  /** A WebSocket-compatible class answered by the modules' channels: `new WebSocket('ws://chat/chat')`. */
+  WebSocket: typeof InPageWebSocket;
   /** True when a request is one this server answers (the Service Worker passes the others on). */
   handles(request: Request): boolean;
   storage: Storage;
-  /** Resolves once storage is migrated; `fetch` waits for it by itself. */
+  /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */
   ready: Promise<void>;
 }
 
 /**
  * Runs Berth's core with a set of modules inside a page (or a Service
- * Worker). Storage is migrated on first use; admin routes are open, since an
- * in-page server belongs to the page's user.
+ * Worker), with `POST /` (the batch entry) and `GET /docs` added. Storage is
+ * migrated at once; admin routes are open, since an in-page server belongs
+ * to the page's user. When storage cannot be used, the routes that need it
+ * answer 503 (unavailable) or 507 (over quota) as problem+json.
  *
  * @example
  * import { createBrowserServer, usersModule, chatModule } from 'berth/browser'
  * const berth = createBrowserServer({ modules: [usersModule, chatModule] })
- * await berth.fetch('/users', { method: 'POST', body: JSON.stringify({ name: 'Ada', email: 'ada@example.org' }), headers: { 'content-type': 'application/json' } })
+ * await berth.fetch('/users', {
+ *   method: 'POST',
+ *   headers: { 'content-type': 'application/json' },
+ *   body: JSON.stringify({ name: 'Ada', email: 'ada@example.org' }),
+ * }) // → 201
  * const socket = new berth.WebSocket('ws://chat/chat')
+ * socket.onmessage = (event) => console.log(event.data) // "5" after socket.send('hello')
  */
 export function createBrowserServer(options: BrowserServerOptions): BrowserServer {
   const name = options.name ?? 'berth-browser';
@@ -47,7 +57,9 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     realtime: false,
   });
   const storage = options.storage ?? openIndexedDbStorage(name);
-  const ready = storage.migrate([...app.collections]);
+  let migrated = false;
+  const ready = storage.migrate([...app.collections]).then(() => void (migrated = true));
+  const settled = ready.catch(() => {}); // a storage failure is answered route by route
   const instance = app.instantiate({
     storage,
     logger: options.logger ?? silentLogger,
@@ -57,8 +69,18 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     adminAccess: 'open',
     runtime: { runtime: 'browser', mode: 'release', modeSource: 'in-page', startedAt: Date.now() },
   });
+  const origin = typeof location === 'object' ? location.origin : 'http://localhost';
   const prefixes = app.routes.map(({ route }) => route.path.replace(/\/:.*$|\/\*$/, '') || '/');
-  const base = () => (typeof location === 'object' ? location.origin : 'http://localhost');
+
+  const toRequest = (input: Request | string | URL, init?: RequestInit): Request => {
+    if (input instanceof Request) return init ? new Request(input, init) : input;
+    const url = String(input);
+    // The common case, a path, skips URL parsing: this is the in-page hot path.
+    return new Request(
+      url.startsWith('/') && url[1] !== '/' ? origin + url : new URL(url, origin).href,
+      init,
+    );
+  };
 
   return {
     storage,
@@ -66,25 +88,18 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     WebSocket: createInPageWebSocket(app.channels),
     handles(request) {
       const path = new URL(request.url).pathname;
-      return path !== '/docs' || request.method === 'GET'
-        ? prefixes.some((prefix) =>
-            prefix === '/'
-              ? path === '/' && request.method === 'POST'
-              : path === prefix || path.startsWith(`${prefix}/`),
-          )
-        : false;
+      if (path === '/') return request.method === 'POST';
+      if (path === '/docs') return request.method === 'GET';
+      return prefixes.some((prefix) => prefix !== '/' && (path === prefix || path.startsWith(`${prefix}/`)));
     },
-    async fetch(input, init) {
-      const request =
-        input instanceof Request && !init
-          ? input
-          : new Request(new URL(String(input instanceof Request ? input.url : input), base()), init);
+    fetch(input, init) {
+      let request: Request;
       try {
-        await ready;
-      } catch {
-        // Storage problems answer as problems, route by route.
+        request = toRequest(input, init);
+      } catch (error) {
+        return Promise.reject(error); // as fetch: a bad URL or init rejects, never throws
       }
-      return instance.fetch(request);
+      return migrated ? instance.fetch(request) : settled.then(() => instance.fetch(request));
     },
   };
 }

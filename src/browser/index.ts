@@ -5,6 +5,7 @@
  */
 export { createBrowserServer, type BrowserServer, type BrowserServerOptions } from './browser-server.js';
 export { createInPageWebSocket, InPageWebSocket } from './in-page-websocket.js';
+export { installServiceWorker, type ServiceWorkerScope } from './install-service-worker.js';
 export { openIndexedDbStorage } from '../storage/indexeddb.js';
 export { usersModule } from '../modules/users/index.js';
 export { chatModule, chatChannel } from '../modules/chat/index.js';

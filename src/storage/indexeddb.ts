@@ -1,33 +1,31 @@
 import { Dexie, type Table } from 'dexie';
 import { BerthError } from '../core/errors.js';
-import type { CollectionDefinition, StoredRecord } from './collection.js';
+import type { CollectionDefinition } from './collection.js';
+import { listRows, type Row } from './indexeddb-query.js';
 import { newRecordId } from './record-id.js';
-import type { Condition, ListQuery, MigrationStep, Repository, Storage } from './repository.js';
+import type { MigrationStep, Repository, Storage } from './repository.js';
 
-type Row = Record<string, unknown> & StoredRecord;
+/** Which fields each collection had at its last migration, to report the fields added since. */
 const metaTable = 'berth_collections';
+const unavailableHint = 'private windows and some embedded browsers disable it';
 
-/** IndexedDB failures as Berth errors: over quota → 507, unavailable → 503. */
-function translate(collection: string, error: unknown): never {
-  if (error instanceof BerthError) throw error;
+/** IndexedDB failures as Berth errors: unique index → 409, over quota → 507, unavailable → 503; others as they are. */
+function storageError(collection: string, error: unknown): unknown {
+  if (error instanceof BerthError) return error;
   const name = (error as { name?: string }).name ?? '';
   const inner = (error as { inner?: { name?: string } }).inner?.name ?? '';
+  const message = (error as { message?: string }).message ?? String(error);
   if (name === 'ConstraintError' || inner === 'ConstraintError') {
-    throw new BerthError(
-      'BERTH_CONFLICT',
-      `another ${collection} record has the same value in a unique field`,
-      {
-        cause: error,
-      },
-    );
+    const field = /index '([^']+)'/.exec(message)?.[1] ?? 'value in a unique field';
+    return new BerthError('BERTH_CONFLICT', `another ${collection} record has the same ${field}`, {
+      cause: error,
+    });
   }
   if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {
-    throw new BerthError(
+    return new BerthError(
       'BERTH_INSUFFICIENT_STORAGE',
-      'the browser refused to store more data (over quota)',
-      {
-        cause: error,
-      },
+      'the browser refused to store more data: this site is over its storage quota',
+      { cause: error },
     );
   }
   if (
@@ -39,45 +37,11 @@ function translate(collection: string, error: unknown): never {
       'UnknownError',
     ].includes(name)
   ) {
-    throw new BerthError(
-      'BERTH_UNAVAILABLE',
-      `IndexedDB is unavailable in this browser (${(error as Error).message}); private windows and some embedded browsers disable it`,
-      { cause: error },
-    );
+    return new BerthError('BERTH_UNAVAILABLE', `IndexedDB failed (${message}); ${unavailableHint}`, {
+      cause: error,
+    });
   }
-  throw error;
-}
-
-const compare = (a: unknown, b: unknown): number => {
-  if (a === b) return 0;
-  if (a === null || a === undefined) return -1; // nulls first, as SQLite sorts them
-  if (b === null || b === undefined) return 1;
-  return a < b ? -1 : 1;
-};
-
-function matches(row: Row, condition: Condition): boolean {
-  const value = row[condition.field] ?? null;
-  const wanted = condition.value;
-  if (condition.op === 'contains') {
-    return value !== null && String(value).toLowerCase().includes(String(wanted).toLowerCase());
-  }
-  if (wanted === null)
-    return condition.op === 'ne' ? value !== null : condition.op === 'eq' && value === null;
-  if (value === null) return false; // SQL: comparing with NULL is never true
-  switch (condition.op) {
-    case 'eq':
-      return value === wanted;
-    case 'ne':
-      return value !== wanted;
-    case 'gt':
-      return (value as number) > (wanted as number);
-    case 'gte':
-      return (value as number) >= (wanted as number);
-    case 'lt':
-      return (value as number) < (wanted as number);
-    case 'lte':
-      return (value as number) <= (wanted as number);
-  }
+  return error;
 }
 
 /** Dexie's schema line for a collection: primary key, then indexes (`&` unique). */
@@ -89,80 +53,85 @@ const schemaOf = (collection: CollectionDefinition<object>): string =>
       .map(([name, field]) => `${field.unique ? '&' : ''}${name}`),
   ].join(', ');
 
+/** The schema line of an object store as it exists. */
+const schemaLine = (schema: Table['schema']): string =>
+  [schema.primKey.name, ...schema.indexes.map((index) => `${index.unique ? '&' : ''}${index.name}`)].join(
+    ', ',
+  );
+
+/** What the database holds now: its version, each store's schema line, and the fields last migrated. */
+async function readInstalled(name: string) {
+  const probe = new Dexie(name); // no declared version: opens whatever exists
+  try {
+    await probe.open();
+    const stores = new Map(probe.tables.map((table) => [table.name, schemaLine(table.schema)]));
+    const known = stores.has(metaTable)
+      ? ((await probe.table(metaTable).toArray()) as Array<{ name: string; fields: string[] }>)
+      : [];
+    return {
+      version: Math.round(probe.verno),
+      stores,
+      fields: new Map(known.map((row) => [row.name, row.fields])),
+    };
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'NoSuchDatabaseError') throw error;
+    return { version: 0, stores: new Map<string, string>(), fields: new Map<string, string[]>() };
+  } finally {
+    probe.close();
+  }
+}
+
 /**
  * IndexedDB storage through Dexie, for in-browser servers (pages and
- * Service Workers). Collections become object stores; a change in their
- * indexes opens the database at the next version. Queries follow the same
- * semantics as the SQL drivers (the storage contract suite runs here too).
+ * Service Workers). Each collection is an object store; unique fields are
+ * unique indexes. When the collections' indexes change, the database opens
+ * at the next Dexie schema version (stores it does not know are kept).
+ * Queries have the semantics of the SQL drivers; the storage contract suite
+ * runs here too. When IndexedDB is missing or fails, every request that
+ * needs it answers 503 with the reason; over quota, writes answer 507.
  *
  * @example
  * const storage = openIndexedDbStorage('my-app')
+ * await storage.migrate([usersCollection])
+ * await storage.repository(usersCollection).create({ name: 'Ada', email: 'ada@example.org', role: 'member' })
  */
 export function openIndexedDbStorage(name = 'berth'): Storage {
   let db: Dexie | undefined;
+  let failure: BerthError | undefined;
   let repositories = new WeakMap<object, Repository<object>>();
   const database = (): Dexie => {
-    if (!db)
-      throw new BerthError(
-        'BERTH_UNAVAILABLE',
-        'the IndexedDB storage is not migrated yet (call migrate first)',
-      );
-    return db;
+    if (db) return db;
+    if (failure) throw new BerthError(failure.code, failure.message, { cause: failure });
+    throw new BerthError('BERTH_UNAVAILABLE', `IndexedDB "${name}" is not open yet (migrate it first)`);
   };
 
   return {
     driver: 'indexeddb',
     location: `IndexedDB "${name}"`,
     async migrate(collections, onStep = () => {}) {
-      if (typeof indexedDB === 'undefined') {
-        throw new BerthError(
-          'BERTH_UNAVAILABLE',
-          'IndexedDB is unavailable in this browser; private windows and some embedded browsers disable it',
-        );
-      }
       try {
-        db?.close();
-        // Open without a schema to read what exists (a first visit has no database yet).
-        const probe = new Dexie(name);
-        let version = 0;
-        let existing = new Map<string, Table['schema']>();
-        let known = new Map<string, string[]>();
-        try {
-          await probe.open();
-          version = Math.round(probe.verno);
-          existing = new Map(probe.tables.map((table) => [table.name, table.schema]));
-          if (existing.has(metaTable)) {
-            const rows = (await probe.table(metaTable).toArray()) as Array<{
-              name: string;
-              fields: string[];
-            }>;
-            known = new Map(rows.map((row) => [row.name, row.fields]));
-          }
-        } catch (error) {
-          if ((error as { name?: string }).name !== 'NoSuchDatabaseError') throw error;
-        } finally {
-          probe.close();
+        if (typeof indexedDB === 'undefined' || indexedDB === null) {
+          throw new BerthError(
+            'BERTH_UNAVAILABLE',
+            `IndexedDB is unavailable in this browser; ${unavailableHint}`,
+          );
         }
-
-        const wanted: Record<string, string> = { [metaTable]: 'name' };
+        db?.close();
+        db = undefined;
+        const installed = await readInstalled(name);
+        const wanted: Record<string, string> = Object.fromEntries(installed.stores);
+        wanted[metaTable] = 'name';
         for (const collection of collections) wanted[collection.name] = schemaOf(collection);
-        const current = (table: string): string | undefined => {
-          const schema = existing.get(table);
-          if (!schema) return undefined;
-          return [
-            schema.primKey.name,
-            ...schema.indexes.map((index) => `${index.unique ? '&' : ''}${index.name}`),
-          ].join(', ');
-        };
-        const changed = Object.entries(wanted).some(([table, schema]) => current(table) !== schema);
+        const changed = Object.entries(wanted).some(([table, line]) => installed.stores.get(table) !== line);
         const next = new Dexie(name);
-        next.version(changed ? version + 1 : Math.max(version, 1)).stores(wanted);
+        next.version(changed ? installed.version + 1 : Math.max(installed.version, 1)).stores(wanted);
         await next.open();
         db = next;
+        failure = undefined;
 
         for (const collection of collections) {
           const fields = Object.keys(collection.fields);
-          const before = known.get(collection.name);
+          const before = installed.fields.get(collection.name);
           const step = (action: MigrationStep['action'], detail: string) =>
             onStep({ collection: collection.name, action, detail });
           if (!before) {
@@ -170,14 +139,13 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
             const seed = collection.seed?.() ?? [];
             if (seed.length) {
               const now = new Date().toISOString();
-              await next.table(collection.name).bulkAdd(
-                seed.map((values) => ({
-                  ...values,
-                  id: newRecordId(),
-                  createdAt: now,
-                  updatedAt: now,
-                })),
-              );
+              const rows = seed.map((values) => ({
+                ...values,
+                id: newRecordId(),
+                createdAt: now,
+                updatedAt: now,
+              }));
+              await next.table(collection.name).bulkAdd(rows);
               step('seed', `${seed.length} records`);
             }
           } else {
@@ -187,9 +155,22 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
           await next.table(metaTable).put({ name: collection.name, fields });
         }
       } catch (error) {
-        translate('storage', error);
+        const translated = storageError('storage', error);
+        // Remembered, so that every request that needs storage answers with this reason.
+        failure =
+          translated instanceof BerthError
+            ? translated
+            : new BerthError(
+                'BERTH_UNAVAILABLE',
+                `IndexedDB "${name}" could not be migrated: ${String(error)}`,
+                {
+                  cause: error,
+                },
+              );
+        throw failure;
+      } finally {
+        repositories = new WeakMap();
       }
-      repositories = new WeakMap();
     },
     repository<T extends object>(collection: CollectionDefinition<T>): Repository<T> {
       let repository = repositories.get(collection);
@@ -212,107 +193,78 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
 
 /**
  * Reads come from an in-memory copy of the collection, loaded on first use
- * and kept up to date by this context's writes; other contexts on the same
- * database (the page and its Service Worker) drop it when told, over a
- * BroadcastChannel, that they wrote.
+ * and kept current by this context's writes; other contexts on the same
+ * database (the page, its Service Worker, other tabs) drop it when told,
+ * over a BroadcastChannel, that they wrote. Callers get copies, never the
+ * cached records themselves.
  */
 function createRepository(
   table: () => Table,
   collection: CollectionDefinition<object>,
   channelName: string,
 ): Repository<object> {
+  const fields = Object.keys(collection.fields);
   let cache: Map<string, Row> | undefined;
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', () => (cache = undefined));
-  const rows = async (): Promise<Map<string, Row>> =>
-    (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, row])));
   const wrote = (): void => channel?.postMessage('changed');
-
-  const columns = new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
-  const check = (field: string): void => {
-    if (!columns.has(field))
-      throw new BerthError('BERTH_BAD_REQUEST', `"${field}" is not a field of ${collection.name}`);
-  };
-  const pick = (values: Record<string, unknown>): Record<string, unknown> => {
-    const row: Record<string, unknown> = {};
-    for (const name of Object.keys(collection.fields)) if (name in values) row[name] = values[name] ?? null;
+  // A field added by a later migration reads as null on older records, as in SQL.
+  const complete = (row: Row): Row => {
+    for (const field of fields) if (!(field in row)) row[field] = null;
     return row;
   };
+  const rows = async (): Promise<Map<string, Row>> =>
+    (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, complete(row)])));
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
     } catch (error) {
-      return translate(collection.name, error);
+      throw storageError(collection.name, error);
     }
   };
 
   return {
-    async list(query: ListQuery) {
-      for (const condition of query.where ?? []) check(condition.field);
-      for (const order of query.orderBy ?? []) check(order.field);
-      return guard(async () => {
-        const search = query.search?.toLowerCase();
-        const matching = [...(await rows()).values()].filter(
-          (row) =>
-            (query.where ?? []).every((condition) => matches(row, condition)) &&
-            (!search ||
-              (collection.searchable ?? []).some((field) =>
-                String(row[field] ?? '')
-                  .toLowerCase()
-                  .includes(search),
-              )),
-        );
-        const order = [...(query.orderBy ?? []), { field: 'id', direction: 'asc' as const }];
-        matching.sort((a, b) => {
-          for (const { field, direction } of order) {
-            const result = compare(a[field], b[field]);
-            if (result !== 0) return direction === 'desc' ? -result : result;
-          }
-          return 0;
-        });
-        return { items: matching.slice(query.offset, query.offset + query.limit), total: matching.length };
-      });
-    },
-    async get(id) {
-      return guard(async () => (await rows()).get(id));
-    },
-    async create(values) {
-      return guard(async () => {
+    list: (query) =>
+      guard(async () => {
+        const { items, total } = listRows(collection, (await rows()).values(), query);
+        return { items: items.map((row) => ({ ...row })), total };
+      }),
+    get: (id) =>
+      guard(async () => {
+        const row = (await rows()).get(id);
+        return row && { ...row };
+      }),
+    create: (values) =>
+      guard(async () => {
         const now = new Date().toISOString();
         const given = values as Record<string, unknown>;
-        const fields = Object.fromEntries(
-          Object.keys(collection.fields).map((name) => [name, given[name] ?? null]),
-        );
-        const row = { ...fields, id: newRecordId(), createdAt: now, updatedAt: now };
+        const row = { id: newRecordId() } as Row; // keys in the SQL drivers' column order
+        for (const field of fields) row[field] = given[field] ?? null;
+        Object.assign(row, { createdAt: now, updatedAt: now });
         await table().add(row);
-        cache?.set(row.id, row as Row);
+        cache?.set(row.id, row);
         wrote();
-        return row as Row;
-      });
-    },
-    async update(id, patch) {
-      return guard(async () => {
+        return { ...row };
+      }),
+    update: (id, patch) =>
+      guard(async () => {
         const existing = (await rows()).get(id);
         if (!existing) return undefined;
-        const row = {
-          ...existing,
-          ...pick(patch as Record<string, unknown>),
-          updatedAt: new Date().toISOString(),
-        };
+        const given = patch as Record<string, unknown>;
+        const row: Row = { ...existing, updatedAt: new Date().toISOString() };
+        for (const field of fields) if (field in given) row[field] = given[field] ?? null;
         await table().put(row);
         cache?.set(id, row);
         wrote();
-        return row;
-      });
-    },
-    async delete(id) {
-      return guard(async () => {
+        return { ...row };
+      }),
+    delete: (id) =>
+      guard(async () => {
         if (!(await rows()).has(id)) return false;
         await table().delete(id);
         cache?.delete(id);
         wrote();
         return true;
-      });
-    },
+      }),
   };
 }

@@ -133,6 +133,24 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       expect(search.items.map((g) => g.name).sort()).toEqual(['Alpha 100%', 'alphabet']);
       const literalPercent = await repo.list({ search: '100%', limit: 10, offset: 0 });
       expect(literalPercent.items.map((g) => g.name)).toEqual(['Alpha 100%']);
+      const caseFolded = await repo.list({
+        where: [{ field: 'name', op: 'contains', value: 'GAMMA' }],
+        limit: 10,
+        offset: 0,
+      });
+      expect(caseFolded.items.map((g) => g.name)).toEqual(['Gamma']);
+      const notBeta = await repo.list({
+        where: [{ field: 'name', op: 'ne', value: 'beta' }],
+        limit: 10,
+        offset: 0,
+      });
+      expect(notBeta.total).toBe(4);
+      const priceNotOne = await repo.list({
+        where: [{ field: 'price', op: 'ne', value: 1 }],
+        limit: 10,
+        offset: 0,
+      });
+      expect(priceNotOne.total).toBe(0); // NULL <> 1 is not true: records without a price do not match
       const contains = await repo.list({
         where: [{ field: 'name', op: 'contains', value: 'et' }],
         limit: 10,
@@ -170,8 +188,9 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       await storage.close();
     });
 
-    it('adds a new field to an existing collection', async () => {
-      const { storage } = await ready();
+    it('adds a new field to an existing collection; older records read it as null', async () => {
+      const { storage, repo: before } = await ready();
+      const older = await before.create(gadget('Plain', 1));
       const grown = defineCollection<Gadget & { colour: string | null }>({
         name: gadgets.name,
         fields: { ...gadgets.fields, colour: { type: 'text', required: false } },
@@ -182,6 +201,13 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       const repo = storage.repository(grown);
       const created = await repo.create({ ...gadget('Painted', 1), colour: 'red' });
       expect((await repo.get(created.id))?.colour).toBe('red');
+      expect(await repo.get(older.id)).toMatchObject({ name: 'Plain', colour: null });
+      const unpainted = await repo.list({
+        where: [{ field: 'colour', op: 'eq', value: null }],
+        limit: 10,
+        offset: 0,
+      });
+      expect(unpainted.items.map((g) => g.name).sort()).toEqual(['Plain', 'Seeded']);
       await storage.close();
     });
   }

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { call, openPlayground, useChromium } from './helpers.js';
+
+const browser = useChromium();
+
+describe('the in-page server (window.berth.fetch) in Chromium', () => {
+  it('creates, queries, gets and deletes users on IndexedDB, with problem+json errors', async () => {
+    const { page } = await openPlayground(await browser());
+    const created = await call(page, '/users', {
+      method: 'POST',
+      json: { name: 'Ada', email: 'Ada@Example.org' },
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { name: 'Ada', email: 'ada@example.org', role: 'member' },
+    });
+    const id = (created.body as { id: string }).id;
+    await call(page, '/users', {
+      method: 'POST',
+      json: { name: 'Grace', email: 'grace@example.org', role: 'admin' },
+    });
+
+    const duplicate = await call(page, '/users', {
+      method: 'POST',
+      json: { name: 'Ada 2', email: 'ADA@example.org' },
+    });
+    expect(duplicate).toMatchObject({
+      status: 409,
+      type: 'application/problem+json',
+      body: { code: 'BERTH_CONFLICT', detail: 'another users record has the same email' },
+    });
+    const invalid = await call(page, '/users', { method: 'POST', json: { name: '', email: 'nope' } });
+    expect(invalid).toMatchObject({ status: 422, type: 'application/problem+json' });
+    expect((invalid.body as { errors: Array<{ path: string }> }).errors.map((e) => e.path).sort()).toEqual([
+      'body.email',
+      'body.name',
+    ]);
+    expect(await call(page, '/users', { method: 'POST', body: '{"name":' })).toMatchObject({
+      status: 400,
+      body: { code: 'BERTH_MALFORMED_JSON' },
+    });
+
+    expect((await call(page, '/users?q=ada')).body).toMatchObject({ total: 1, items: [{ id, name: 'Ada' }] });
+    expect((await call(page, '/users?role=admin')).body).toMatchObject({
+      total: 1,
+      items: [{ name: 'Grace' }],
+    });
+    expect((await call(page, '/users?limit=1')).body).toMatchObject({
+      total: 2,
+      items: [{ name: 'Ada' }],
+      next: '/users?limit=1&offset=1',
+    });
+    expect((await call(page, '/users?limit=1&offset=1')).body).toMatchObject({ items: [{ name: 'Grace' }] });
+    expect(await call(page, '/users?limit=0')).toMatchObject({ status: 422 });
+    expect(await call(page, `/users/${id}`)).toMatchObject({ status: 200, body: { id, name: 'Ada' } });
+
+    expect((await call(page, `/users?id=${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await call(page, `/users/${id}`)).toMatchObject({
+      status: 404,
+      body: { code: 'BERTH_RECORD_NOT_FOUND' },
+    });
+    const grace = ((await call(page, '/users')).body as { items: Array<{ id: string }> }).items[0]!;
+    expect((await call(page, '/users', { method: 'DELETE', json: { id: grace.id } })).status).toBe(204);
+    expect((await call(page, '/users', { method: 'DELETE' })).status).toBe(422);
+    expect((await call(page, '/users')).body).toMatchObject({ total: 0, items: [] });
+
+    expect(await call(page, '/nowhere')).toMatchObject({ status: 404, body: { code: 'BERTH_NOT_FOUND' } });
+    expect(await call(page, '/users', { method: 'PUT' })).toMatchObject({
+      status: 405,
+      body: { code: 'BERTH_METHOD_NOT_ALLOWED' },
+    });
+  });
+
+  it('POST / runs a batch, documented in its /docs', async () => {
+    const { page } = await openPlayground(await browser());
+    const batch = await call(page, '/', {
+      method: 'POST',
+      json: [
+        { method: 'POST', path: '/users', body: { name: 'Lin', email: 'lin@example.org' } },
+        { method: 'GET', path: '/users?q=lin' },
+        { method: 'DELETE', path: '/users', body: { id: 'missing' } },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    const results = batch.body as Array<{ status: number; body: { total?: number } }>;
+    expect(results.map((result) => result.status)).toEqual([201, 200, 404]);
+    expect(results[1]!.body.total).toBe(1);
+    expect(await call(page, '/', { method: 'POST', json: { not: 'an array' } })).toMatchObject({
+      status: 422,
+    });
+
+    const docs = (await call(page, '/docs')).body as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(docs.paths['/']!)).toEqual(['post']);
+    expect(Object.keys(docs.paths['/users']!).sort()).toEqual(['delete', 'get', 'post']);
+  });
+
+  it('fetch takes a Request, or a URL and init, like the browser’s', async () => {
+    const { page } = await openPlayground(await browser());
+    const statuses = await page.evaluate(async () => {
+      const { berth } = window as unknown as { berth: { fetch: typeof fetch } };
+      const json = { 'content-type': 'application/json' };
+      const body = (email: string) => JSON.stringify({ name: 'R', email });
+      return [
+        (
+          await berth.fetch(
+            new Request(`${location.origin}/users`, {
+              method: 'POST',
+              headers: json,
+              body: body('a@example.org'),
+            }),
+          )
+        ).status,
+        (
+          await berth.fetch(new URL('/users', location.origin), {
+            method: 'POST',
+            headers: json,
+            body: body('b@example.org'),
+          })
+        ).status,
+        // A Request with an init: the init wins, as with fetch().
+        (
+          await berth.fetch(new Request(`${location.origin}/users`), {
+            method: 'POST',
+            headers: json,
+            body: body('c@example.org'),
+          })
+        ).status,
+        (await berth.fetch('http://another.example/users?email=c@example.org').then((r) => r.json())).total,
+        await berth.fetch('http://[bad').then(
+          () => 'resolved',
+          (error: Error) => error.name,
+        ),
+      ];
+    });
+    expect(statuses).toEqual([201, 201, 201, 1, 'TypeError']);
+  });
+});
