@@ -1,11 +1,12 @@
 import { io as connect, type Socket } from 'socket.io-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Logger } from '../src/core/index.js';
 import { adminToken } from './helpers/in-process.js';
 import { privateRedis } from './helpers/private-services.js';
 import { startRealtimeServer } from './helpers/realtime-server.js';
 
-const machineRedis = process.env.BERTH_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The run's private Redis (test/setup/private-services.global.ts). */
+const runRedis = inject('redisUrl');
 
 async function subscriber(url: string): Promise<{ socket: Socket; titles: string[] }> {
   const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
@@ -34,9 +35,9 @@ function recordingLogger() {
 }
 
 describe('Redis fan-out (REDIS_URL)', () => {
-  it("a client subscribed on instance B receives a change made through instance A (the machine's Redis)", async () => {
-    const a = await startRealtimeServer({ redisUrl: machineRedis });
-    const b = await startRealtimeServer({ redisUrl: machineRedis });
+  it("a client subscribed on instance B receives a change made through instance A (the run's private Redis)", async () => {
+    const a = await startRealtimeServer({ redisUrl: runRedis });
+    const b = await startRealtimeServer({ redisUrl: runRedis });
     await expect.poll(() => b.realtime.redis?.(), { timeout: 5000 }).toBe('up');
     await expect.poll(() => a.realtime.redis?.(), { timeout: 5000 }).toBe('up');
     const onB = await subscriber(b.url);

@@ -1,10 +1,10 @@
 import { io as connect, type Socket } from 'socket.io-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, startBinary, tempDir } from './helpers/processes.js';
 
 const token = 'scaling-test-admin-token-0123456789';
-const redisUrl = process.env.BERTH_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = inject('redisUrl');
 const withSchema = (schema: string) =>
   `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 
@@ -35,7 +35,9 @@ describe('scaling out: PostgreSQL, Redis and workers (real processes)', () => {
     };
     const a = await startBinary(berthBin, { cwd: tempDir(), env });
     const b = await startBinary(berthBin, { cwd: tempDir(), env });
-    expect(a.stdout()).toMatch(/storage: postgres at postgres:\/\/postgres@127\.0\.0\.1:5432\/test/);
+    expect(a.stdout()).toContain(
+      `storage: postgres at postgres://postgres@127.0.0.1:${new URL(postgresUrl).port}/test`,
+    );
     expect(b.stdout()).not.toContain('migrating books: create');
 
     const socket = await socketIo(b.url, ['websocket']);

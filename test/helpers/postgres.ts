@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { onTestFinished } from 'vitest';
+import { inject, onTestFinished } from 'vitest';
 
-/** The PostgreSQL the tests use; CI starts it (see .ci/run). Tests fail, never skip, when it is down. */
-export const postgresUrl = process.env.BERTH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The run's private PostgreSQL (database test), started by test/setup/private-services.global.ts. */
+export const postgresUrl = inject('postgresUrl');
 
 /** A fresh schema, dropped when the test ends. */
 export async function freshSchema(): Promise<string> {
@@ -12,7 +12,7 @@ export async function freshSchema(): Promise<string> {
     await client.connect();
   } catch (error) {
     throw new Error(
-      `PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}): start it (pg_ctlcluster 15 main start) or set BERTH_TEST_DATABASE_URL`,
+      `the run's private PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}): test/setup/private-services.global.ts starts it`,
       { cause: error },
     );
   }
