@@ -60,6 +60,46 @@ describe('books module', () => {
     expect(problem.errors.map((e) => e.path).sort()).toEqual(['query.limit', 'query.sort', 'query.yearFrom']);
   });
 
+  it('sorts by at most 3 fields, each once; more, or a repeat, is a 422', async () => {
+    const { request } = await instantiate(app);
+    expect((await request('/books?sort=-year,author,title')).status).toBe(200);
+    for (const [sort, message] of [
+      ['title,title,title,title,title', 'sort by at most 3 fields'],
+      ['title,-title', 'sort by each field once'],
+      ['year,author,title,createdAt', 'sort by at most 3 fields'],
+    ] as const) {
+      const response = await request(`/books?sort=${sort}`);
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { errors: Array<{ message: string }> }).errors).toContainEqual({
+        path: 'query.sort',
+        message,
+      });
+    }
+  });
+
+  it('queries of ever new shapes keep a bounded number of prepared statements (LRU)', async () => {
+    const { request, storage } = await instantiate(app);
+    const shapes = ['author', 'q', 'yearFrom', 'yearTo'];
+    const sorts = ['title', '-title', 'author', '-author', 'year', '-year', 'createdAt', '-updatedAt'];
+    let sent = 0;
+    for (let mask = 1; mask < 16; mask++) {
+      for (const first of sorts) {
+        for (const second of sorts) {
+          if (first.replace('-', '') === second.replace('-', '')) continue;
+          const query = shapes
+            .filter((_, bit) => mask & (1 << bit))
+            .map((name) => `${name}=${name === 'q' || name === 'author' ? 'a' : 1900}`);
+          expect((await request(`/books?${query.join('&')}&sort=${first},${second}`)).status).toBe(200);
+          sent++;
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(700);
+    const stats = storage.stats!();
+    expect(stats.statementLimit).toBe(200);
+    expect(stats.statements).toBeLessThanOrEqual(200);
+  });
+
   it('creates, reads, updates and deletes a book with the admin token', async () => {
     const { request } = await instantiate(app);
     const created = await request('/books', {

@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/core/index.js';
@@ -144,5 +145,30 @@ describe('GET /docs', () => {
       portSource: 'the environment variable PORT',
       runtime: 'node',
     });
+  });
+
+  it('passes an external linter (Redocly, recommended rules): servers where it listens, a 4xx wherever one can happen', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    const text = await (await fetch(`${server.url}/docs`)).text();
+    expect((JSON.parse(text) as { servers: unknown }).servers).toEqual([
+      { url: `http://localhost:${server.port}`, description: 'This server (where it listens)' },
+    ]);
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: text, absoluteRef: 'docs.json', config });
+    const found = problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer ?? ''}`);
+    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+    expect(found.filter((line) => line.startsWith('no-empty-servers'))).toEqual([]);
+    // Only the two operations that cannot fail with a 4xx (the document itself, a redirect) lack one.
+    expect(found.filter((line) => line.startsWith('operation-4xx-response'))).toEqual([
+      'operation-4xx-response #/paths/~1docs/get/responses',
+      'operation-4xx-response #/paths/~1playground/get/responses',
+    ]);
+    // Static files document their 404.
+    const document = JSON.parse(text) as Document;
+    expect(Object.keys(document.paths['/{file}']!.get!.responses as object)).toContain('404');
+    expect(Object.keys(document.paths['/playground/{file}']!.get!.responses as object)).toContain('404');
   });
 });

@@ -127,4 +127,43 @@ describe("a project's own UI", () => {
       'text/css; charset=utf-8',
     );
   });
+
+  it('never serves dotfiles (.env, .git) or the data directory, even when the UI directory holds them', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'index.html'), '<h1>Site</h1>');
+    writeFileSync(join(dir, '.env'), 'SECRET=hunter2-from-dotenv\n');
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(join(dir, '.git', 'config'), '[remote] url = secret-remote');
+    mkdirSync(join(dir, '.well-known'));
+    writeFileSync(join(dir, '.well-known', 'security.txt'), 'Contact: mailto:security@example.org');
+    writeFileSync(
+      join(dir, 'site.mjs'),
+      `import { booksModule, createApp, runCli } from ${JSON.stringify(join(repoRoot, 'dist', 'index.js'))};\n` +
+        `await runCli(createApp({ name: 'site', modules: [booksModule], ui: { dir: process.cwd() } }));\n`,
+    );
+    const server = await startBinary(join(dir, 'site.mjs'), {
+      cwd: dir,
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: 'site-admin-token-0123456789' },
+    });
+    expect((await fetch(`${server.url}/`)).status).toBe(200);
+    expect(await (await fetch(`${server.url}/.well-known/security.txt`)).text()).toContain('Contact:');
+    for (const path of [
+      '/.env',
+      '/%2eenv',
+      '/.git/config',
+      '/.git/',
+      '/data/berth.sqlite',
+      '/data/admin-token.json',
+      '/data/berth-server.json',
+      '/./data/berth.sqlite',
+    ]) {
+      for (const accept of ['*/*', 'text/html']) {
+        const answer = await rawGet(server.port, path, { accept });
+        expect(answer.body, `${path} (${accept})`).not.toMatch(
+          /hunter2|secret-remote|SQLite format|sha256|"pid"/,
+        );
+        if (accept === '*/*') expect(answer.status, path).toBe(404);
+      }
+    }
+  });
 });

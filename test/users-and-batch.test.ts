@@ -33,23 +33,35 @@ describe('users module on Node (SQLite)', () => {
       json: { name: 'Grace', email: 'grace@example.org', role: 'admin' },
     });
 
-    const byText = (await (await request('/users?q=grace')).json()) as {
+    const byText = (await (await request('/users?q=grace', { admin: true })).json()) as {
       items: Array<{ name: string }>;
       total: number;
     };
     expect(byText.items.map((u) => u.name)).toEqual(['Grace']);
-    const byRole = (await (await request('/users?role=member')).json()) as { total: number };
+    const byRole = (await (await request('/users?role=member', { admin: true })).json()) as { total: number };
     expect(byRole.total).toBe(1);
 
     expect((await request(`/users?id=${created.id}`, { method: 'DELETE', admin: true })).status).toBe(204);
-    expect((await request(`/users/${created.id}`)).status).toBe(404);
-    const grace = ((await (await request('/users?q=grace')).json()) as { items: Array<{ id: string }> })
-      .items[0]!;
+    expect((await request(`/users/${created.id}`, { admin: true })).status).toBe(404);
+    const grace = (
+      (await (await request('/users?q=grace', { admin: true })).json()) as { items: Array<{ id: string }> }
+    ).items[0]!;
     expect((await request('/users', { method: 'DELETE', admin: true, json: { id: grace.id } })).status).toBe(
       204,
     );
     expect((await request('/users', { method: 'DELETE', admin: true })).status).toBe(422);
     expect((await request(`/users/${grace.id}`, { method: 'DELETE', admin: true })).status).toBe(404);
+  });
+
+  it('reads need the admin token too: names, emails and roles are not public', async () => {
+    const { request } = await instantiate(app);
+    await request('/users', { method: 'POST', admin: true, json: { name: 'Ada', email: 'ada@example.org' } });
+    for (const path of ['/users', '/users?email=ada@example.org', '/users/some-id']) {
+      const response = await request(path);
+      expect(response.status).toBe(401);
+      expect(await response.text()).not.toContain('ada@example.org');
+    }
+    expect((await request('/users', { admin: true })).status).toBe(200);
   });
 
   it('writes need the admin token on Node, and not where admin access is open (in-page servers)', async () => {
@@ -92,9 +104,11 @@ describe('POST / (the root entry: a batch)', () => {
       status: number;
       body: { total?: number; code?: string };
     }>;
-    expect(results.map((r) => r.status)).toEqual([201, 200, 404, 422]);
+    expect(results.map((r) => r.status)).toEqual([201, 200, 422, 422]);
     expect(results[1]!.body.total).toBe(1);
-    expect(results[2]!.body.code).toBe('BERTH_NOT_FOUND');
+    // With a UI at /, every other GET is a static file: not allowed in a batch.
+    expect(results[2]!.body.code).toBe('BERTH_NOT_BATCHABLE');
+    expect(results[3]!.body.code).toBe('BERTH_NOT_BATCHABLE');
 
     const withoutToken = (await (
       await request('/', { method: 'POST', json: batch.slice(0, 1) })

@@ -40,7 +40,12 @@ export async function requireAdmin(request: Request, tokenHash: string | undefin
       { headers: { 'www-authenticate': 'Bearer realm="berth"' } },
     );
   }
-  if (!tokenHash || !equalInConstantTime(await hashToken(match[1]), tokenHash)) {
+  if (!tokenHash) {
+    throw new BerthError('BERTH_FORBIDDEN', 'this server has no admin token yet', {
+      hint: "Run the server binary's `token` command where the server runs (e.g. `berth token`); it prints a new token once. Then reload the server (`service reload`) or restart it.",
+    });
+  }
+  if (!equalInConstantTime(await hashToken(match[1]), tokenHash)) {
     throw new BerthError('BERTH_FORBIDDEN', 'the admin token is not valid');
   }
 }

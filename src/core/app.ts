@@ -6,7 +6,13 @@ import { BerthError, problemFor, problemResponse } from './errors.js';
 import type { Mode } from './mode.js';
 import type { ModuleDefinition } from './module.js';
 import { requestIdFor } from './request-id.js';
-import { routeAuth, type AppServices, type RequestLogEntry, type RouteDefinition } from './route.js';
+import {
+  routeAuth,
+  routeBatchable,
+  type AppServices,
+  type RequestLogEntry,
+  type RouteDefinition,
+} from './route.js';
 import { allowedMethodsLookup } from './allowed-methods.js';
 import { validate } from './validation.js';
 import type { StaticAssets } from './static-assets.js';
@@ -18,10 +24,11 @@ import type { ChannelDefinition } from './channel.js';
 
 /**
  * The UI served at `/`: Berth's admin UI (`'berth'`, the default), none
- * (`false`), a directory of the project's own (`{ dir }`, Node only) or files
- * given directly (`{ assets }`).
+ * (`false`), a directory of the project's own (`{ dir }`, Node only; names
+ * starting with a dot are not served unless `dotfiles` is set, and the data
+ * directory never is) or files given directly (`{ assets }`).
  */
-export type UiOption = 'berth' | false | { dir: string } | { assets: StaticAssets };
+export type UiOption = 'berth' | false | { dir: string; dotfiles?: boolean } | { assets: StaticAssets };
 
 export interface AppOptions {
   /** The app's name: the CLI's name, the service unit's default name. */
@@ -63,6 +70,12 @@ export interface App {
   readonly modules: readonly ModuleDefinition[];
   /** Every realtime channel of every module. */
   readonly channels: readonly ChannelDefinition[];
+  /**
+   * Each collection as a realtime topic, with the access a subscriber needs:
+   * the same as reading the collection over HTTP (`GET /<name>`); `admin`
+   * when no such route exists.
+   */
+  readonly topics: ReadonlyMap<string, 'admin' | 'public'>;
   /** The realtime transport path (without slashes), or undefined when realtime is off. */
   readonly realtimePath: string | undefined;
   /** Binds the app to its services and returns the request handler. */
@@ -72,6 +85,8 @@ export interface App {
 interface DispatchEnv {
   requestId: string;
   runtime: unknown;
+  /** A sub-request of the batch entry: only batchable routes answer it. */
+  internal: boolean;
 }
 
 /**
@@ -121,6 +136,12 @@ export function createApp(options: AppOptions): App {
     }
   }
   const collections = modules.flatMap((module) => module.collections ?? []);
+  const topics = new Map(
+    collections.map((collection) => {
+      const list = routes.find(({ route }) => route.method === 'GET' && route.path === `/${collection.name}`);
+      return [collection.name, list ? routeAuth(list.route) : 'admin'] as const;
+    }),
+  );
 
   return {
     name: options.name,
@@ -128,6 +149,7 @@ export function createApp(options: AppOptions): App {
     options,
     routes,
     collections,
+    topics,
     modules,
     channels: modules.flatMap((module) => module.channels ?? []),
     realtimePath: options.realtime === false ? undefined : (options.realtime?.path ?? defaultRealtimePath),
@@ -164,23 +186,22 @@ function instantiate(routes: readonly RegisteredRoute[], given: AppServices): Ap
 
   const logRequest =
     services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
-  const instance: AppInstance = {
-    fetch(request, runtime) {
-      const started = performance.now();
-      const requestId = requestIdFor(request.headers.get('x-request-id'));
-      return Promise.resolve(hono.fetch(request, { requestId, runtime })).then((response) => {
-        logRequest({
-          requestId,
-          method: request.method,
-          path: pathOf(request.url),
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        });
-        return response;
+  const serve = (request: Request, runtime: unknown, internal: boolean): Promise<Response> => {
+    const started = performance.now();
+    const requestId = requestIdFor(request.headers.get('x-request-id'));
+    return Promise.resolve(hono.fetch(request, { requestId, runtime, internal })).then((response) => {
+      logRequest({
+        requestId,
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       });
-    },
+      return response;
+    });
   };
-  services.dispatch ??= (request) => instance.fetch(request);
+  const instance: AppInstance = { fetch: (request, runtime) => serve(request, runtime, false) };
+  services.dispatch ??= (request) => serve(request, undefined, true);
   return instance;
 }
 
@@ -198,9 +219,17 @@ function pathOf(url: string): string {
 function routeHandler(route: RouteDefinition, services: AppServices) {
   const admin = routeAuth(route) === 'admin' && services.adminAccess !== 'open';
   const status = route.status ?? 200;
+  const batchable = routeBatchable(route);
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
     const { requestId } = c.env;
     const request = c.req.raw;
+    if (c.env.internal && !batchable) {
+      const served = c.req.path === route.path ? '' : ` is served by ${route.method} ${route.path}, which`;
+      throw new BerthError(
+        'BERTH_NOT_BATCHABLE',
+        `${c.req.method} ${c.req.path}${served} cannot be part of a batch: only JSON API routes can`,
+      );
+    }
     if (admin) await requireAdmin(request, services.adminTokenHash);
     const params = route.params ? validate(route.params, c.req.param(), 'params') : c.req.param();
     const query = route.query ? validate(route.query, c.req.query(), 'query') : undefined;
@@ -229,6 +258,7 @@ function errorResponse(error: Error, c: Context<{ Bindings: DispatchEnv }>, serv
     const problem = problemFor(error.code, error.message, {
       requestId,
       ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.hint ? { hint: error.hint } : {}),
     });
     if (error.status >= 500) {
       services.logger.error({ requestId, err: error.cause ?? error }, error.message);

@@ -43,10 +43,32 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return bytes;
 }
 
+/** How deep arrays and objects may nest in a body: deeper ones would exhaust the stack of whatever walks them. */
+export const maxJsonDepth = 256;
+
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+function nesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
+}
+
 /**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 over
- * the limit, 400 when it does not parse. `__proto__` and `constructor` keys
- * are dropped so they can never reach a prototype.
+ * the limit, 400 when it does not parse or nests deeper than
+ * `maxJsonDepth`. `__proto__` and `constructor` keys are dropped so they can
+ * never reach a prototype.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get('content-type');
@@ -61,6 +83,15 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   const text = await readLimited(request, limit);
   if (text.trim() === '')
     throw new BerthError('BERTH_MALFORMED_JSON', 'the body is empty; send a JSON document');
+  if (nesting(text) > maxJsonDepth) {
+    throw new BerthError(
+      'BERTH_MALFORMED_JSON',
+      `the body nests arrays and objects deeper than ${maxJsonDepth} levels`,
+      {
+        hint: `Send a flatter document: at most ${maxJsonDepth} levels of arrays and objects.`,
+      },
+    );
+  }
   try {
     return secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch (error) {

@@ -49,6 +49,11 @@ export const errorCatalogue = {
     title: 'Payload too large',
     hint: 'Send a smaller body, or raise "bodyLimit" in berth.config.json (BERTH_BODY_LIMIT).',
   },
+  BERTH_HEADERS_TOO_LARGE: {
+    status: 431,
+    title: 'Request header fields too large',
+    hint: 'Send a shorter path, query or headers (16 KiB in all).',
+  },
   BERTH_UPGRADE_REQUIRED: {
     status: 426,
     title: 'Upgrade required',
@@ -63,6 +68,16 @@ export const errorCatalogue = {
     status: 422,
     title: 'Validation failed',
     hint: 'Fix the fields listed in "errors" and send the request again.',
+  },
+  BERTH_NOT_BATCHABLE: {
+    status: 422,
+    title: 'Not allowed in a batch',
+    hint: 'Send this request on its own: a batch may only hold requests to JSON API routes.',
+  },
+  BERTH_BATCH_TOO_LARGE: {
+    status: 413,
+    title: 'Batch too large',
+    hint: 'Split the batch into smaller ones, or raise the limit named in the detail.',
   },
   BERTH_INSUFFICIENT_STORAGE: {
     status: 507,
@@ -96,11 +111,13 @@ export class BerthError extends Error {
   readonly status: number;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** What to do next, when this throw knows better than the code's usual hint. */
+  readonly hint: string | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; hint?: string } = {},
   ) {
     super(detail ?? errorCatalogue[code].title, { cause: options.cause });
     this.name = 'BerthError';
@@ -108,6 +125,7 @@ export class BerthError extends Error {
     this.status = errorCatalogue[code].status;
     this.errors = options.errors;
     this.headers = options.headers;
+    this.hint = options.hint;
   }
 }
 
@@ -128,7 +146,7 @@ export interface Problem {
 export function problemFor(
   code: ErrorCode,
   detail: string,
-  extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack'>> = {},
+  extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack' | 'hint'>> = {},
 ): Problem {
   const entry = errorCatalogue[code];
   return {

@@ -107,7 +107,10 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
   if (route.body && route.method === 'POST') responses['409'] = problemRef('BERTH_CONFLICT');
   if (route.body || route.query || route.params) responses['422'] = problemRef('BERTH_VALIDATION_FAILED');
   responses['500'] = problemRef('BERTH_INTERNAL');
-  for (const [code, response] of Object.entries(docs?.responses ?? {})) responses[code] = response;
+  for (const [code, response] of Object.entries(docs?.responses ?? {})) {
+    responses[code] = response.problem ? { ...problemRef('BERTH_NOT_FOUND'), ...response } : response;
+    delete (responses[code] as { problem?: boolean }).problem;
+  }
   return responses;
 }
 
@@ -140,13 +143,16 @@ const problemSchema = {
  * The OpenAPI 3.1 document of an app, generated from the same zod schemas
  * that validate its requests.
  */
-export function generateOpenApi(app: {
-  name: string;
-  version: string;
-  description?: string;
-  routes: readonly RegisteredRoute[];
-  modules: ReadonlyArray<{ name: string; description?: string }>;
-}): Record<string, unknown> {
+export function generateOpenApi(
+  app: {
+    name: string;
+    version: string;
+    description?: string;
+    routes: readonly RegisteredRoute[];
+    modules: ReadonlyArray<{ name: string; description?: string }>;
+  },
+  options: { servers?: Array<{ url: string; description?: string }> } = {},
+): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
   const used = new Set<string>();
   for (const { module, route } of app.routes) {
@@ -176,6 +182,7 @@ export function generateOpenApi(app: {
       version: app.version,
       description: app.description ?? `The HTTP API of ${app.name}, served by Berth.`,
     },
+    servers: options.servers ?? [{ url: '/', description: 'This server' }],
     tags: app.modules.map((module) => ({
       name: module.name,
       ...(module.description ? { description: module.description } : {}),

@@ -24,6 +24,8 @@ export interface RuntimeInfo {
   modeSource: string;
   /** Set once the server listens. */
   port?: number;
+  /** Where it listens, e.g. `http://localhost:4500`. */
+  url?: string;
   portSource?: string;
   /** `Date.now()` when the server started. */
   startedAt: number;
@@ -55,8 +57,22 @@ export interface AppServices {
    * `open` lets everyone, for in-page servers that belong to the page's user.
    */
   adminAccess?: 'token' | 'open';
-  /** Serves a request with this same app; set by `instantiate`, used by the batch entry. */
+  /**
+   * Serves a sub-request of the batch entry with this same app; set by
+   * `instantiate`. Only batchable routes answer it, whatever its path's
+   * spelling, so a batch can never reach the batch entry again.
+   */
   dispatch?: (request: Request) => Promise<Response>;
+  /** Limits of the batch entry; defaults: 50 requests, answers up to 8 × `bodyLimit` bytes. */
+  batchLimits?: BatchLimits;
+}
+
+/** How much one batch may ask for. */
+export interface BatchLimits {
+  /** Sub-requests in one batch. */
+  maxRequests: number;
+  /** Bytes of all the answers of one batch together. */
+  maxResponseBytes: number;
 }
 
 /** What a route handler receives. */
@@ -77,8 +93,8 @@ export interface RouteDocs {
   successContent?: { type: string; description: string };
   /** The name of the parameter a trailing `/*` stands for. */
   wildcardName?: string;
-  /** Extra responses, by status. */
-  responses?: Record<string, { description: string }>;
+  /** Extra responses, by status; `problem` ones carry a problem+json body. */
+  responses?: Record<string, { description: string; problem?: boolean }>;
 }
 
 /** How the runtime serves the realtime transport route, when it has one. */
@@ -120,6 +136,12 @@ export interface RouteDefinition<
   /** The schema of a success answer, for the API reference. */
   response?: z.ZodType;
   /**
+   * Whether the batch entry may run this route as one of its requests.
+   * Defaults to true for JSON routes and false for routes whose answer is
+   * not JSON (`docs.successContent`), such as static files.
+   */
+  batchable?: boolean;
+  /**
    * Returns the answer's JSON value, or a `Response` to answer as it is.
    * Throw a `BerthError` to answer with a problem.
    */
@@ -146,6 +168,10 @@ export function defineRoute<
   if (!route.path.startsWith('/')) throw new Error(`route path "${route.path}" must start with /`);
   return route;
 }
+
+/** Whether a route may answer a sub-request of the batch entry, with the default applied. */
+export const routeBatchable = (route: Pick<RouteDefinition, 'batchable' | 'docs'>): boolean =>
+  route.batchable ?? (!route.docs?.successContent || /[/+]json$/.test(route.docs.successContent.type));
 
 /** The access a route needs, with the default applied. */
 export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'public' =>

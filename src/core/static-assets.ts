@@ -12,6 +12,8 @@ export interface StaticAsset {
  */
 export interface StaticAssets {
   get(path: string): Promise<StaticAsset | undefined>;
+  /** Serve files and directories whose names start with a dot (`.env`, `.git/`); off unless set. */
+  readonly dotfiles?: boolean;
 }
 
 const types: Record<string, string> = {
@@ -45,9 +47,11 @@ export function contentTypeFor(path: string): string {
  * Turns a URL path into a relative file path that cannot leave the UI
  * directory: each segment is decoded once and refused if it is `.`, `..`,
  * or holds a slash, backslash or NUL (so `%2e%2e` and `%2f` are caught).
- * Returns undefined for a path that must not be served.
+ * Names that start with a dot (`.env`, `.git`) are refused too, unless
+ * `dotfiles` is set; `/.well-known/` is always allowed. Returns undefined
+ * for a path that must not be served.
  */
-export function safeAssetPath(urlPath: string): string | undefined {
+export function safeAssetPath(urlPath: string, options: { dotfiles?: boolean } = {}): string | undefined {
   const segments: string[] = [];
   for (const raw of urlPath.split('/')) {
     if (raw === '') continue;
@@ -60,6 +64,8 @@ export function safeAssetPath(urlPath: string): string | undefined {
     if (segment === '.' || segment === '..' || /[/\\\0]/.test(segment) || /^[a-zA-Z]:/.test(segment)) {
       return undefined;
     }
+    const wellKnown = segments.length === 0 && segment === '.well-known';
+    if (segment.startsWith('.') && !options.dotfiles && !wellKnown) return undefined;
     segments.push(segment);
   }
   return segments.join('/');

@@ -94,6 +94,7 @@ export function openPostgresStorage(
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', (error) => options.onError?.(error));
   let repositories = new WeakMap<object, Repository<object>>();
+  let closing: Promise<void> | undefined;
 
   return {
     driver: 'postgres',
@@ -125,8 +126,15 @@ export function openPostgresStorage(
       }
       return repository as Repository<T>;
     },
-    async close() {
-      await pool.end();
+    // Statements go unnamed (the server keeps no plan per SQL text), so there is no statement cache to bound.
+    stats: () => ({
+      statements: 0,
+      pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
+    }),
+    // Idempotent: a worker may be told to stop twice (SIGTERM and its primary's message).
+    close() {
+      closing ??= pool.end();
+      return closing;
     },
   };
 }

@@ -41,6 +41,15 @@ export interface MigrationStep {
   detail: string;
 }
 
+/** What a driver holds, for the admin overview and metrics. */
+export interface StorageStats {
+  /** Prepared statements kept (an LRU cache), and the most it keeps. */
+  statements?: number;
+  statementLimit?: number;
+  /** Connections of a pool: open, idle, and callers waiting for one. */
+  pool?: { total: number; idle: number; waiting: number };
+}
+
 export interface Storage {
   /** The driver's name, for logs: `sqlite`, `postgres`, `indexeddb`. */
   readonly driver: string;
@@ -49,5 +58,7 @@ export interface Storage {
   /** Creates and upgrades collections; calls `onStep` for every change it makes. */
   migrate(collections: CollectionDefinition<object>[], onStep?: (step: MigrationStep) => void): Promise<void>;
   repository<T extends object>(collection: CollectionDefinition<T>): Repository<T>;
+  /** What the driver holds right now. */
+  stats?(): StorageStats;
   close(): Promise<void>;
 }

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BerthError } from '../core/errors.js';
 import type { CollectionDefinition, FieldType, StoredRecord } from './collection.js';
+import { LruCache } from './lru-cache.js';
 import { newRecordId } from './record-id.js';
 import type { ListQuery, MigrationStep, Repository, Storage } from './repository.js';
 import { buildListClauses, knownColumns, quote, type SqlDialect } from './sql-query.js';
@@ -19,25 +20,28 @@ const columnTypes: Record<FieldType, string> = {
 
 type Row = Record<string, unknown>;
 
+/** Prepared statements kept per database; the least recently used go first. */
+export const statementCacheLimit = 200;
+
 /**
  * Opens (and creates) an SQLite database file in WAL mode. `:memory:` gives a
- * private in-memory database, handy for tests.
+ * private in-memory database, handy for tests. A new file and its directory
+ * are readable by their owner only.
  */
 export function openSqliteStorage(file: string): Storage {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Only the owner may read the data: the directory 0700 and the file 0600 when they are new
+    // (SQLite gives its -wal and -shm files the database file's permissions).
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string): Database.Statement => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
+  const statements = new LruCache<string, Database.Statement>(statementCacheLimit);
+  const prepare = (sql: string): Database.Statement =>
+    statements.get(sql) ?? statements.set(sql, db.prepare(sql));
   let repositories = new WeakMap<object, Repository<object>>();
 
   return {
@@ -62,6 +66,7 @@ export function openSqliteStorage(file: string): Storage {
       }
       return repository as Repository<T>;
     },
+    stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
     async close() {
       statements.clear();
       if (db.open) db.close();

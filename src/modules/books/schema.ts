@@ -33,6 +33,7 @@ export const Book = z.object({
 export type Book = z.infer<typeof Book>;
 
 const sortable = ['title', 'author', 'year', 'createdAt', 'updatedAt'] as const;
+const maxSortKeys = 3;
 const sortKey = new RegExp(`^-?(?:${sortable.join('|')})$`);
 
 export const BookQuery = z.strictObject({
@@ -45,6 +46,16 @@ export const BookQuery = z.strictObject({
     .refine((value) => value.split(',').every((key) => sortKey.test(key)), {
       message: `sort by ${sortable.join(', ')}, comma-separated, "-" for descending (e.g. "-year,title")`,
     })
+    .refine((value) => value.split(',').length <= maxSortKeys, {
+      message: `sort by at most ${maxSortKeys} fields`,
+    })
+    .refine(
+      (value) => {
+        const fields = value.split(',').map((key) => key.replace(/^-/, ''));
+        return new Set(fields).size === fields.length;
+      },
+      { message: 'sort by each field once' },
+    )
     .optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).default(0),

@@ -11,9 +11,13 @@ export interface DocumentedApp {
   modules: ReadonlyArray<{ name: string; description?: string }>;
 }
 
-/** `GET /docs`: the OpenAPI 3.1 document of every route of the app, Berth's own included. */
+/**
+ * `GET /docs`: the OpenAPI 3.1 document of every route of the app, Berth's
+ * own included. Its `servers` entry is where this server listens (relative
+ * `/` where it has no address of its own, as in a page).
+ */
 export function createDocsModule(app: () => DocumentedApp): ModuleDefinition {
-  let document: string | undefined;
+  const documents = new Map<string, string>();
   return defineModule({
     name: 'docs',
     description: 'The API reference of this server.',
@@ -24,8 +28,14 @@ export function createDocsModule(app: () => DocumentedApp): ModuleDefinition {
         summary: 'The OpenAPI 3.1 document',
         description: 'Generated from the schemas that validate every request.',
         docs: { successContent: { type: 'application/json', description: 'An OpenAPI 3.1 document.' } },
-        handler: () => {
-          document ??= JSON.stringify(generateOpenApi(app()));
+        handler: ({ services }) => {
+          const url = services.runtime?.url ?? '/';
+          let document = documents.get(url);
+          if (!document) {
+            const description = url === '/' ? 'This server' : `This server (where it listens)`;
+            document = JSON.stringify(generateOpenApi(app(), { servers: [{ url, description }] }));
+            documents.set(url, document);
+          }
           return new Response(document, {
             headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
           });

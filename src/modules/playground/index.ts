@@ -25,7 +25,14 @@ export const playgroundModule = defineModule({
       method: 'GET',
       path: '/playground/*',
       summary: 'The in-browser server demo and its files',
-      docs: { successContent: { type: '*/*', description: 'A file of the demo' }, wildcardName: 'file' },
+      docs: {
+        successContent: { type: '*/*', description: 'A file of the demo' },
+        wildcardName: 'file',
+        responses: {
+          '304': { description: 'Not modified (ETag matched).' },
+          '404': { description: 'No such file.', problem: true },
+        },
+      },
       handler: serve,
     }),
   ],

@@ -16,7 +16,13 @@ function transport({ request, platform, services }: RouteContext<unknown, unknow
 const transportDocs = {
   successContent: { type: 'text/plain', description: 'A socket.io (engine.io) packet; see socket.io' },
   wildcardName: 'any',
-  responses: { '101': { description: 'Switching to WebSocket (GET with Upgrade).' } },
+  responses: {
+    '101': { description: 'Switching to WebSocket (GET with Upgrade).' },
+    '400': {
+      description: 'Not a socket.io request this server knows (unknown session, transport or protocol).',
+    },
+    '403': { description: 'The origin is not allowed, or the realtime connection limits are reached.' },
+  },
 };
 
 /**

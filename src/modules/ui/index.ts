@@ -40,6 +40,15 @@ function notFound(request: Request, requestId: string): Response {
   );
 }
 
+/** The path as the router matched it: `decodeURI`, or as it is when that fails. */
+function routerPath(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 /** A handler serving files mounted at `mount` ('' for the root) from the assets `pick` chooses. */
 export function staticFiles(mount: string, pick: (services: AppServices) => StaticAssets | undefined) {
   return async ({
@@ -48,14 +57,16 @@ export function staticFiles(mount: string, pick: (services: AppServices) => Stat
     requestId,
   }: RouteContext<unknown, unknown, unknown>): Promise<Response> => {
     const assets = pick(services);
-    const urlPath = new URL(request.url).pathname;
+    // Decoded as the router decodes it (`/%70layground` reached this route as `/playground`);
+    // safeAssetPath then checks each segment once more, so nothing decoded can climb out.
+    const urlPath = routerPath(new URL(request.url).pathname);
     if (mount && urlPath === mount) {
       return new Response(null, {
         status: 308,
         headers: { location: `${mount}/`, 'x-request-id': requestId },
       });
     }
-    const path = safeAssetPath(urlPath.slice(mount.length));
+    const path = safeAssetPath(urlPath.slice(mount.length), { dotfiles: assets?.dotfiles === true });
     if (!assets || path === undefined) return notFound(request, requestId);
     const file = path === '' ? undefined : await assets.get(path);
     if (file) return send(file, path, request, requestId);
@@ -85,7 +96,10 @@ export function createUiModule(description: string): ModuleDefinition {
         method: 'GET',
         path: '/',
         summary: description,
-        docs: { successContent: html },
+        docs: {
+          successContent: html,
+          responses: { '404': { description: 'The UI has no index.html.', problem: true } },
+        },
         handler: serve,
       }),
       defineRoute({
@@ -95,7 +109,13 @@ export function createUiModule(description: string): ModuleDefinition {
         docs: {
           successContent: { type: '*/*', description: 'A file of the UI, or index.html' },
           wildcardName: 'file',
-          responses: { '304': { description: 'Not modified (ETag matched).' } },
+          responses: {
+            '304': { description: 'Not modified (ETag matched).' },
+            '404': {
+              description: 'No such file (names starting with a dot are never served).',
+              problem: true,
+            },
+          },
         },
         handler: serve,
       }),

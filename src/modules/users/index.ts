@@ -29,12 +29,14 @@ async function deleteUser(services: AppServices, id: string): Promise<void> {
  */
 export const usersModule = defineModule({
   name: 'users',
-  description: 'People: create, query and delete users. Emails are unique.',
+  description:
+    'People: create, query and delete users. Emails are unique. Reading them needs the admin token.',
   collections: [usersCollection],
   routes: [
     defineRoute({
       method: 'GET',
       path: '/users',
+      auth: 'admin',
       summary: 'Query users',
       description:
         'Filter by free text `q` (name or email), exact `email` or `role`; page with `limit` and `offset`.',
@@ -59,6 +61,7 @@ export const usersModule = defineModule({
     defineRoute({
       method: 'GET',
       path: '/users/:id',
+      auth: 'admin',
       summary: 'Get a user',
       params: UserId,
       response: User,
@@ -98,6 +101,14 @@ export const usersModule = defineModule({
       description: 'Either `DELETE /users?id=<id>` or `DELETE /users` with `{"id": "<id>"}`.',
       query: DeleteUserSelector,
       status: 204,
+      docs: {
+        responses: {
+          '400': { description: 'The body is not JSON.', problem: true },
+          '404': { description: 'No user has this id.', problem: true },
+          '413': { description: 'The body is over the body limit.', problem: true },
+          '415': { description: 'A body that is not JSON.', problem: true },
+        },
+      },
       async handler({ query, request, services }) {
         let id = query.id;
         if (!id && request.headers.get('content-type')) {
