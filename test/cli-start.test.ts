@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -140,9 +141,9 @@ describe('berth start (real process, real socket)', () => {
     expect(server.stdout()).toContain('"msg":"release mode"');
   });
 
-  it('makes an admin token on first start, prints it once, keeps only its hash', async () => {
+  it('on a terminal, the first start makes an admin token, prints it once and keeps only its hash', async () => {
     const cwd = tempDir();
-    const first = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    const first = await startBinary(berthBin, { cwd, env: { PORT: '0' }, terminal: true });
     const token = /admin token created, shown only this once, keep it safe: (\S+)/.exec(first.stdout())?.[1];
     expect(token).toBeTruthy();
     const file = join(cwd, 'data', 'admin-token.json');
@@ -155,12 +156,75 @@ describe('berth start (real process, real socket)', () => {
     });
     expect(created.status).toBe(201);
     first.child.kill('SIGTERM');
-    expect((await first.exited).code).toBe(0);
+    await first.exited;
 
-    const second = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    const second = await startBinary(berthBin, { cwd, env: { PORT: '0' }, terminal: true });
     expect(second.stdout()).not.toContain('admin token created');
     const list = (await (await fetch(`${second.url}/books?q=Written`)).json()) as { total: number };
     expect(list.total).toBe(1);
+  });
+
+  it('without a terminal no token reaches the log; it says how to make one, and `token` does, taken at reload', async () => {
+    const cwd = tempDir();
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0', BERTH_MODE: 'release' } });
+    expect(server.output()).not.toMatch(/admin token created|adminToken/);
+    expect(server.output()).toContain(
+      `no admin token yet, so admin routes refuse every request: run \`berth token\` in ${cwd} to make one (it is printed once), then \`berth service reload\` or restart; or set BERTH_ADMIN_TOKEN`,
+    );
+    expect(existsSync(join(cwd, 'data', 'admin-token.json'))).toBe(false);
+    const overview = (authorization?: string) =>
+      fetch(`${server.url}/admin/overview`, authorization ? { headers: { authorization } } : {});
+    const refused = await overview('Bearer anything-at-all-0123456789');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      detail: 'this server has no admin token yet',
+      hint: expect.stringContaining('`token` command'),
+    });
+
+    const made = spawnSync(process.execPath, [berthBin, 'token'], { cwd, encoding: 'utf8' });
+    expect(made.status).toBe(0);
+    const token = made.stdout.trim();
+    expect(token).toMatch(/^[\w-]{43}$/);
+    expect(made.stderr).toContain('shown only this once');
+    expect(readFileSync(join(cwd, 'data', 'admin-token.json'), 'utf8')).not.toContain(token);
+    // The running server takes it at its next reload.
+    expect((await overview(`Bearer ${token}`)).status).toBe(403);
+    server.child.kill('SIGHUP');
+    await server.waitFor(/the admin token changed/);
+    expect((await overview(`Bearer ${token}`)).status).toBe(200);
+
+    // A second `token` replaces the first.
+    const again = spawnSync(process.execPath, [berthBin, 'token'], { cwd, encoding: 'utf8' }).stdout.trim();
+    server.child.kill('SIGHUP');
+    await server.waitFor(/the admin token changed[\s\S]*the admin token changed/);
+    expect((await overview(`Bearer ${token}`)).status).toBe(403);
+    expect((await overview(`Bearer ${again}`)).status).toBe(200);
+    expect(server.output()).not.toContain(token);
+    expect(server.output()).not.toContain(again);
+  });
+
+  it('`token` refuses, writing nothing, while BERTH_ADMIN_TOKEN decides', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, '.env'), 'BERTH_ADMIN_TOKEN=a-token-from-the-dotenv-file-123\n');
+    const made = spawnSync(process.execPath, [berthBin, 'token'], { cwd, encoding: 'utf8' });
+    expect(made.status).toBe(1);
+    expect(made.stderr.trim()).toBe(
+      'berth: BERTH_ADMIN_TOKEN is set (BERTH_ADMIN_TOKEN in .env) and wins over a stored token, so nothing was written: change it there, or remove it to use tokens made by `berth token`',
+    );
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it('the data directory is 0700 and the database files 0600 when Berth makes them', async () => {
+    const cwd = tempDir();
+    const server = await startBinary(berthBin, { cwd, env: { PORT: '0' } });
+    await fetch(`${server.url}/books`);
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700);
+    for (const file of readdirSync(join(cwd, 'data'))) {
+      expect({ file, mode: statSync(join(cwd, 'data', file)).mode & 0o777 }).toEqual({ file, mode: 0o600 });
+    }
+    expect(readdirSync(join(cwd, 'data'))).toEqual(
+      expect.arrayContaining(['berth.sqlite', 'berth.sqlite-wal', 'berth.sqlite-shm']),
+    );
   });
 
   it('BERTH_ADMIN_TOKEN sets the token instead', async () => {

@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { settingsReference } from '../src/node/setting-table.js';
 import { resolveSettings } from '../src/node/settings.js';
 import { tempDir } from './helpers/processes.js';
 
@@ -87,5 +88,30 @@ describe('mode', () => {
     expect(() => settingsIn({}, { BERTH_MODE: 'prod' }).settings()).toThrow(
       'use BERTH_MODE=debug or BERTH_MODE=release',
     );
+  });
+});
+
+describe('the setting table', () => {
+  it('derives defaults from other settings, and names where each value came from', () => {
+    const { cwd, settings } = settingsIn({ config: { bodyLimit: 1000, realtimeMessageRate: 30 } });
+    const resolved = settings();
+    expect(resolved.batchMaxResponseBytes).toEqual({
+      value: 8000,
+      source: 'the default (8 × the body limit)',
+    });
+    expect(resolved.realtimeMessageRate).toEqual({
+      value: 30,
+      source: `"realtimeMessageRate" in ${join(cwd, 'berth.config.json')}`,
+    });
+    expect(resolved.dataDir).toEqual({ value: join(cwd, 'data'), source: 'the default' });
+    expect(() => settingsIn({}, { BERTH_BATCH_MAX_REQUESTS: '0' }).settings()).toThrow(
+      'invalid batch request limit "0" from the environment variable BERTH_BATCH_MAX_REQUESTS: use a whole number of 1 or more',
+    );
+  });
+
+  it('the README’s configuration table is the one the table generates (npm run docs:settings)', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const block = /<!-- settings:start -->\n([\s\S]*?)\n<!-- settings:end -->/.exec(readme)?.[1];
+    expect(block).toBe(settingsReference());
   });
 });

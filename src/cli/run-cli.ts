@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import type { App } from '../core/index.js';
 import { SettingError } from '../node/setting-error.js';
+import { ServiceError } from '../service/service-error.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
 import { addServiceCommand } from './service-command.js';
 import { addStartCommand } from './start-command.js';
+import { addTokenCommand } from './token-command.js';
 
 export interface CliOptions {
   /** Defaults to `process.argv`. */
@@ -32,6 +34,7 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
     .exitOverride();
   addStartCommand(program, app);
   addServiceCommand(program, app);
+  addTokenCommand(program, app);
   options.extend?.(program);
   const override = (command: Command): void => {
     command.exitOverride();
@@ -46,7 +49,7 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
       process.exitCode = error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
       return;
     }
-    if (error instanceof SettingError || error instanceof CommandError) {
+    if (error instanceof SettingError || error instanceof CommandError || error instanceof ServiceError) {
       process.stderr.write(`${app.name}: ${error.message}\n`);
     } else {
       process.stderr.write(`${app.name}: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);

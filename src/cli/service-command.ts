@@ -1,4 +1,6 @@
 import { mkdirSync, realpathSync } from 'node:fs';
+import { giveTo, runAsFor } from '../service/run-as.js';
+import { renderServiceFile } from '../service/render-service-file.js';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { App } from '../core/index.js';
@@ -18,6 +20,9 @@ interface ServiceFlags {
   logFile?: string;
   config?: string;
   json?: boolean;
+  debug?: boolean;
+  runAs?: string;
+  print?: boolean;
 }
 
 /** Variables Berth reads that a shell may hold but a service never sees. */
@@ -54,17 +59,19 @@ async function load(app: App, flags: ServiceFlags): Promise<void> {
   const config = flags.config ? resolve(flags.config) : undefined;
   // The settings the service will see: .env and the config file, not this shell's variables.
   const settings = resolveSettings({ cwd, flags: config ? { config } : {}, processEnv: {} });
-  const manager = await pickServiceManager(scope);
-  const ignored = Object.keys(process.env).filter((key) => berthVariable.test(key));
-  if (ignored.length) {
-    note(
-      `${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} set in this shell, but a service does not see it: put what it needs in ${resolve(cwd, '.env')} or the config file`,
+  if (flags.runAs !== undefined && scope !== 'system') {
+    throw new CommandError(
+      '--run-as applies to a system service (it runs as root otherwise): add --system, or drop --run-as',
     );
   }
-
-  const before = await manager.status(name, scope);
-  const running = serverOf(before);
-  if (!running) await checkPortFree(settings.port.value, settings.host.value, settings.port.source);
+  // Refusals that need no decision come first: a system service as another user than root.
+  const manager = flags.print ? undefined : await pickServiceManager(scope);
+  const runAs = scope === 'system' ? runAsFor(cwd, flags.runAs) : undefined;
+  if (runAs?.user === 'nobody') {
+    note(
+      `the service would run as nobody, whose files every such service shares: create a user for it (useradd --system ${name}) and give it the project, or name one with --run-as`,
+    );
+  }
   const spec: ServiceSpec = {
     name,
     description: `${name}: HTTP server built on Berth`,
@@ -75,17 +82,37 @@ async function load(app: App, flags: ServiceFlags): Promise<void> {
     workingDirectory: cwd,
     dataDir: settings.dataDir.value,
     ...(flags.logFile ? { logFile: resolve(flags.logFile) } : {}),
+    mode: flags.debug ? 'debug' : 'release',
+    ...(runAs ? { runAs: { user: runAs.user, group: runAs.group } } : {}),
+    privilegedPort: settings.port.value > 0 && settings.port.value < 1024,
   };
+  if (!manager) {
+    // --print, for review before installing: what load would write, and nothing else.
+    process.stdout.write(renderServiceFile(spec));
+    return;
+  }
+
+  const ignored = Object.keys(process.env).filter((key) => berthVariable.test(key));
+  if (ignored.length) {
+    note(
+      `${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} set in this shell, but a service does not see it: put what it needs in ${resolve(cwd, '.env')} or the config file`,
+    );
+  }
+  const before = await manager.status(name, scope);
+  const running = serverOf(before);
+  if (!running) await checkPortFree(settings.port.value, settings.host.value, settings.port.source);
   // The hardened unit may write only there, and systemd refuses a ReadWritePaths that does not exist.
   for (const dir of [spec.dataDir, ...(spec.logFile ? [dirname(spec.logFile)] : [])]) {
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: dir === spec.dataDir ? 0o700 : 0o755 });
     } catch (error) {
       throw new CommandError(
         `cannot create ${dir}: ${(error as Error).message}; run it where you may write, or choose another directory`,
       );
     }
   }
+  // The data directory belongs to the service's user, who must write there.
+  if (runAs) giveTo(spec.dataDir, runAs);
 
   const since = Date.now();
   const { file, unit, wasRunning } = await manager.load(spec);
@@ -203,6 +230,9 @@ export function addServiceCommand(program: Command, app: App): void {
     .description('register the server as a service, enable it, start it and wait until it serves')
     .option('--log-file <file>', 'log to this file instead of the journal')
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
+    .option('--debug', 'run the service in debug mode (default: release mode)')
+    .option('--run-as <user>', 'system service: the user it runs as (default: the owner of this directory)')
+    .option('--print', 'print the unit (or plist) that load would write, and write nothing')
     .action((flags: ServiceFlags) => load(app, flags));
 
   common(service.command('reload'))

@@ -2,12 +2,19 @@ import { isAbsolute, resolve } from 'node:path';
 import type { App, AppInstance, AppServices, Logger } from '../core/index.js';
 import { berthPlaygroundDir, berthUiDir, directoryAssets } from './directory-assets.js';
 
-/** The UI files an app's `ui` option asks for, on Node. */
-export function uiAssetsFor(app: App, cwd: string, logger: Logger): AppServices['uiAssets'] {
+/** The UI files an app's `ui` option asks for, on Node; never the data directory's. */
+export function uiAssetsFor(
+  app: App,
+  context: { cwd: string; dataDir: string },
+  logger: Logger,
+): AppServices['uiAssets'] {
   const ui = app.options.ui ?? 'berth';
   if (ui === false || (typeof ui === 'object' && 'assets' in ui)) return undefined;
-  const dir = ui === 'berth' ? berthUiDir : isAbsolute(ui.dir) ? ui.dir : resolve(cwd, ui.dir);
-  const assets = directoryAssets(dir);
+  const dir = ui === 'berth' ? berthUiDir : isAbsolute(ui.dir) ? ui.dir : resolve(context.cwd, ui.dir);
+  const assets = directoryAssets(dir, {
+    exclude: [context.dataDir],
+    ...(typeof ui === 'object' && ui.dotfiles ? { dotfiles: true } : {}),
+  });
   if (!assets.exists) {
     logger.warn(
       { dir },
@@ -27,9 +34,9 @@ export function uiAssetsFor(app: App, cwd: string, logger: Logger): AppServices[
 export function createAppInstance(
   app: App,
   services: AppServices,
-  context: { cwd: string } = { cwd: process.cwd() },
+  context: { cwd: string; dataDir: string },
 ): AppInstance {
-  const uiAssets = services.uiAssets ?? uiAssetsFor(app, context.cwd, services.logger);
+  const uiAssets = services.uiAssets ?? uiAssetsFor(app, context, services.logger);
   const sites = services.sites ?? { playground: directoryAssets(berthPlaygroundDir) };
   return app.instantiate({ ...services, sites, ...(uiAssets ? { uiAssets } : {}) });
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
 import { setupMaster as setupSticky } from '@socket.io/sticky';
 import type { App } from '../core/index.js';
-import { ensureAdminToken } from './admin-token-store.js';
+import { announceToken, ensureAdminToken } from './admin-token-store.js';
 import { createLogger, type NodeLogger } from './logger.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
@@ -56,13 +56,10 @@ export async function startCluster(
     logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
   );
   await storage.close();
-  const token = await ensureAdminToken(settings.dataDir.value, settings.env.get('BERTH_ADMIN_TOKEN')?.value);
-  if (token.created) {
-    logger.warn(
-      { adminToken: token.created, hashFile: token.source },
-      `admin token created, shown only this once, keep it safe: ${token.created} (only its hash is kept in ${token.source})`,
-    );
-  }
+  const token = await ensureAdminToken(settings.dataDir.value, settings.adminToken.value, {
+    create: process.stdout.isTTY === true,
+  });
+  announceToken(logger, token, app.name, settings.cwd);
   logRoutes(logger, app.routes);
 
   const server = createServer();

@@ -2,28 +2,20 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { SettingError } from './setting-error.js';
+import { settingTable } from './setting-table.js';
 
 export const configFileName = 'berth.config.json';
 
-/** Every key `berth.config.json` may hold. Unknown keys are an error, so typos show. */
+/** Every key `berth.config.json` may hold, from the setting table. Unknown keys are an error, so typos show. */
 export const ConfigFile = z.strictObject({
   $schema: z.string().optional(),
-  port: z.unknown().optional(),
-  host: z.string().min(1).optional(),
-  dataDir: z.string().min(1).optional(),
-  mode: z.enum(['debug', 'release']).optional(),
-  bodyLimit: z.number().int().positive().optional(),
-  shutdownTimeout: z.number().int().min(0).optional(),
-  realtimePath: z.string().optional(),
-  databaseUrl: z.string().min(1).optional(),
-  redisUrl: z.string().min(1).optional(),
-  workers: z.union([z.number().int().min(1).max(256), z.literal('auto')]).optional(),
-  realtimeMaxMessage: z.number().int().positive().optional(),
-  realtimeOrigins: z.array(z.string()).optional(),
-  realtimePingInterval: z.number().int().positive().optional(),
-  realtimePingTimeout: z.number().int().positive().optional(),
+  ...Object.fromEntries(
+    Object.values(settingTable).flatMap((spec) =>
+      spec.key && spec.config ? [[spec.key, spec.config.optional()]] : [],
+    ),
+  ),
 });
-export type ConfigFile = z.infer<typeof ConfigFile>;
+export type ConfigFile = Record<string, unknown>;
 
 export interface LoadedConfig {
   /** Absolute path of the file, or undefined when none was found. */
@@ -57,5 +49,5 @@ export function loadConfigFile(cwd: string, explicitPath?: string): LoadedConfig
     const key = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
     throw new SettingError(`${path}: ${key ? `"${key}": ` : ''}${issue.message}`);
   }
-  return { path, values: result.data };
+  return { path, values: result.data as ConfigFile };
 }

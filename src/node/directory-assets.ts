@@ -11,24 +11,32 @@ export const berthUiDir = resolve(dirname(fileURLToPath(import.meta.url)), '..',
 /** Where the package build puts the in-browser server demo. */
 export const berthPlaygroundDir = resolve(berthUiDir, '..', 'playground');
 
+const real = (path: string): string => (existsSync(path) ? realpathSync(path) : resolve(path));
+const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
+
 /**
  * Serves files from one directory, never outside it: the path is checked
- * again after following symbolic links. Files are cached in memory until
- * their size or modification time changes.
+ * again after following symbolic links. Nothing inside an excluded
+ * directory (the data directory) is served, nor, unless `dotfiles` is set,
+ * any name that starts with a dot. Files are cached in memory until their
+ * size or modification time changes.
  *
  * @example
- * const assets = directoryAssets('/srv/my-ui')
+ * const assets = directoryAssets('/srv/my-ui', { exclude: ['/srv/my-ui/data'] })
  * await assets.get('index.html')
  */
 export function directoryAssets(
   dir: string,
+  options: { exclude?: readonly string[]; dotfiles?: boolean } = {},
 ): StaticAssets & { readonly root: string; readonly exists: boolean } {
   const root = resolve(dir);
-  const realRoot = existsSync(root) ? realpathSync(root) : root;
+  const realRoot = real(root);
+  const excluded = (options.exclude ?? []).map(real);
   const cache = new Map<string, { size: number; mtimeMs: number; asset: StaticAsset }>();
   return {
     root,
     exists: existsSync(root),
+    ...(options.dotfiles ? { dotfiles: true } : {}),
     async get(path) {
       const file = join(root, path);
       if (!file.startsWith(root + sep)) return undefined;
@@ -37,9 +45,9 @@ export function directoryAssets(
         if (!info.isFile()) return undefined;
         const cached = cache.get(file);
         if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs) return cached.asset;
-        const real = await realpath(file);
-        if (!real.startsWith(realRoot + sep)) return undefined;
-        const body = await readFile(real);
+        const target = await realpath(file);
+        if (!within(target, realRoot) || excluded.some((dir) => within(target, dir))) return undefined;
+        const body = await readFile(target);
         const asset: StaticAsset = {
           body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
           contentType: contentTypeFor(file),

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { AppInstance } from '../core/index.js';
+import { answerClientError } from './client-error.js';
 import { SettingError } from './setting-error.js';
 
 /**
@@ -42,6 +43,7 @@ export class HttpListener {
       }
     });
     this.server.keepAliveTimeout = 5_000;
+    this.server.on('clientError', answerClientError);
   }
 
   /** Serves new requests with another instance (a reload); requests in flight finish on the old one. */

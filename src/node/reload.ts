@@ -24,7 +24,7 @@ export interface ReloadContext {
   serving: Serving;
   /** Re-reads `.env` and the config file. */
   resolve: () => Settings;
-  instanceFor: (settings: Settings, adminTokenHash: string) => AppInstance;
+  instanceFor: (settings: Settings, adminTokenHash: string | undefined) => AppInstance;
   /** Mounts realtime on a new listener's server. */
   attach: (server: Server) => void;
   logger: NodeLogger;
@@ -77,21 +77,16 @@ export function createReload(context: ReloadContext): () => Promise<ReloadOutcom
   const apply = async (): Promise<ReloadOutcome> => {
     const running = serving.settings;
     let next: Settings;
-    let token = serving.token;
+    let token: AdminToken;
     try {
       next = context.resolve();
-      const tokenFromEnv = next.env.get('BERTH_ADMIN_TOKEN')?.value;
-      if (tokenFromEnv !== running.env.get('BERTH_ADMIN_TOKEN')?.value) {
-        token = await ensureAdminToken(dataDir, tokenFromEnv);
-        if (token.created) {
-          logger.warn(
-            { adminToken: token.created, hashFile: token.source },
-            `admin token created, shown only this once, keep it safe: ${token.created} (only its hash is kept in ${token.source})`,
-          );
-        }
-      }
+      // The stored hash is read again too: `token` may have replaced it.
+      token = await ensureAdminToken(dataDir, next.adminToken.value, { create: false });
     } catch (error) {
       return failed(error, 'keeping the running settings');
+    }
+    if (token.hash !== serving.token.hash) {
+      logger.info({ source: token.source }, `reload: the admin token changed (from ${token.source})`);
     }
     const changes = settingChanges(running, next);
     for (const change of changes.filter((each) => !each.live)) {
@@ -101,7 +96,9 @@ export function createReload(context: ReloadContext): () => Promise<ReloadOutcom
       );
     }
     const instance = context.instanceFor(next, token.hash);
-    if (next.port.value === serving.port && next.host.value === running.host.value) {
+    // Port 0 ("any free port") again keeps the port it picked.
+    const samePort = next.port.value === serving.port || next.port.value === running.port.value;
+    if (samePort && next.host.value === running.host.value) {
       serving.listener.use(instance);
     } else {
       const listener = new HttpListener(instance);

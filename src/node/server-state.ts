@@ -27,7 +27,7 @@ export interface ServerState {
 export function writeServerState(dataDir: string, state: ServerState): void {
   const file = join(dataDir, serverStateFile);
   try {
-    writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+    writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
     renameSync(`${file}.${process.pid}.tmp`, file);
   } catch {
     // Only `service status` and `service reload` read it; serving must not depend on it.

@@ -1,3 +1,4 @@
+import { settingTable, type SettingSpec } from './setting-table.js';
 import type { Settings } from './settings.js';
 
 /** One setting whose value differs between the running settings and the re-read ones. */
@@ -10,49 +11,9 @@ export interface SettingChange {
   live: boolean;
 }
 
-interface Watched {
-  setting: string;
-  value: (settings: Settings) => unknown;
-  source?: (settings: Settings) => string;
-  live: boolean;
-  /** Values that may hold credentials are never logged. */
-  secret?: boolean;
-}
-
-const watched: Watched[] = [
-  { setting: 'port', value: (s) => s.port.value, source: (s) => s.port.source, live: true },
-  {
-    setting: 'host',
-    value: (s) => s.host.value ?? 'all interfaces',
-    source: (s) => s.host.source,
-    live: true,
-  },
-  {
-    setting: 'body limit',
-    value: (s) => s.bodyLimit.value,
-    source: (s) => s.bodyLimit.source,
-    live: true,
-  },
-  {
-    setting: 'shutdown timeout',
-    value: (s) => s.shutdownTimeout.value,
-    source: (s) => s.shutdownTimeout.source,
-    live: true,
-  },
-  {
-    setting: 'admin token',
-    value: (s) => s.env.get('BERTH_ADMIN_TOKEN')?.value,
-    live: true,
-    secret: true,
-  },
-  { setting: 'data directory', value: (s) => s.dataDir.value, source: (s) => s.dataDir.source, live: false },
-  { setting: 'mode', value: (s) => s.mode.value, source: (s) => s.mode.source, live: false },
-  { setting: 'DATABASE_URL', value: (s) => s.databaseUrl.value, live: false, secret: true },
-  { setting: 'REDIS_URL', value: (s) => s.redisUrl.value, live: false, secret: true },
-  { setting: 'realtime path', value: (s) => s.realtimePath.value, live: false },
-  { setting: 'realtime settings', value: (s) => JSON.stringify(s.realtime), live: false },
-  { setting: 'workers', value: (s) => s.workers.value, live: false },
-];
+const entries = Object.entries(settingTable) as Array<[keyof typeof settingTable, SettingSpec<unknown>]>;
+const shown = (value: unknown): string =>
+  value === undefined ? 'unset' : Array.isArray(value) ? value.join(',') || '(none)' : String(value);
 
 /**
  * What a reload changes, in the words of the log: each setting that differs,
@@ -64,13 +25,13 @@ const watched: Watched[] = [
  */
 export function settingChanges(before: Settings, after: Settings): SettingChange[] {
   const changes: SettingChange[] = [];
-  for (const { setting, value, source, live, secret } of watched) {
-    const [was, now] = [value(before), value(after)];
-    if (was === now) continue;
-    const detail = secret
+  for (const [name, spec] of entries) {
+    const [was, now] = [before[name].value, after[name].value];
+    if (shown(was) === shown(now)) continue;
+    const detail = spec.secret
       ? '(new value, not shown)'
-      : `${String(was ?? 'unset')} → ${String(now ?? 'unset')}${source ? ` (${source(after)})` : ''}`;
-    changes.push({ setting, detail, live });
+      : `${shown(was)} → ${shown(now)} (${after[name].source})`;
+    changes.push({ setting: spec.label, detail, live: spec.live });
   }
   return changes;
 }
@@ -82,13 +43,10 @@ export function settingChanges(before: Settings, after: Settings): SettingChange
  * @example
  * settings = reloadedSettings(settings, resolveSettings(...))
  */
-export const reloadedSettings = (running: Settings, next: Settings): Settings => ({
-  ...next,
-  dataDir: running.dataDir,
-  mode: running.mode,
-  databaseUrl: running.databaseUrl,
-  redisUrl: running.redisUrl,
-  realtimePath: running.realtimePath,
-  realtime: running.realtime,
-  workers: running.workers,
-});
+export function reloadedSettings(running: Settings, next: Settings): Settings {
+  const settings = { ...next };
+  for (const [name, spec] of entries) {
+    if (!spec.live) (settings as Record<string, unknown>)[name] = running[name];
+  }
+  return settings;
+}

@@ -20,7 +20,7 @@ export interface StartFailure {
 export function recordStartFailure(dataDir: string, message: string): void {
   const failure: StartFailure = { pid: process.pid, at: new Date().toISOString(), message };
   try {
-    writeFileSync(join(dataDir, startFailureFile), `${JSON.stringify(failure, null, 2)}\n`);
+    writeFileSync(join(dataDir, startFailureFile), `${JSON.stringify(failure, null, 2)}\n`, { mode: 0o600 });
   } catch {
     // The data directory may be what failed; the log still has the message.
   }

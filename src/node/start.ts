@@ -1,7 +1,7 @@
 import { createApp, EventBus, type App, type AppInstance, type RuntimeInfo } from '../core/index.js';
 import { createNodeRealtime } from '../realtime/node-realtime.js';
 import type { Storage } from '../storage/repository.js';
-import { ensureAdminToken } from './admin-token-store.js';
+import { announceToken, ensureAdminToken } from './admin-token-store.js';
 import { createAppInstance } from './app-instance.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
 import { HttpListener, listenerUrl } from './http-listener.js';
@@ -11,6 +11,7 @@ import { logRoutes } from './route-log.js';
 import { createReload, type Serving } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { serviceReport } from './service-report.js';
+import { realtimeSettingsOf } from './setting-table.js';
 import { resolveSettings, type Settings, type StartFlags } from './settings.js';
 import { clearStartFailure } from './start-failure.js';
 
@@ -21,6 +22,12 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Where logs go; stdout unless set. */
   logDestination?: NodeJS.WritableStream;
+  /**
+   * Whether a new admin token may be shown in the log: true when stdout is a
+   * terminal. Otherwise (a service, a pipe, a log file) none is made at start:
+   * the `token` command makes one and prints it.
+   */
+  showNewToken?: boolean;
 }
 
 /** A server that is listening. */
@@ -89,13 +96,10 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     await storage.migrate([...app.collections], (step) =>
       logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
     );
-    const token = await ensureAdminToken(dataDir, settings.env.get('BERTH_ADMIN_TOKEN')?.value);
-    if (token.created) {
-      logger.warn(
-        { adminToken: token.created, hashFile: token.source },
-        `admin token created, shown only this once, keep it safe: ${token.created} (only its hash is kept in ${token.source})`,
-      );
-    }
+    const token = await ensureAdminToken(dataDir, settings.adminToken.value, {
+      create: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
+    });
+    announceToken(logger, token, app.name, settings.cwd);
 
     const runtime: RuntimeInfo = {
       runtime: 'node',
@@ -114,14 +118,15 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       events,
       logger,
       mode,
-      settings: settings.realtime,
+      settings: realtimeSettingsOf(settings),
+      adminTokenHash: () => serving.token.hash,
       ...(settings.redisUrl.value
         ? { redisUrl: settings.redisUrl.value }
         : worker
           ? { adapter: clusterAdapter() }
           : {}),
     });
-    const instanceFor = (current: Settings, adminTokenHash: string): AppInstance =>
+    const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance =>
       createAppInstance(
         app,
         {
@@ -143,10 +148,14 @@ export async function startServer(configured: App, options: StartOptions = {}): 
           events,
           mode,
           bodyLimit: current.bodyLimit.value,
-          adminTokenHash,
+          batchLimits: {
+            maxRequests: current.batchMaxRequests.value,
+            maxResponseBytes: current.batchMaxResponseBytes.value,
+          },
+          ...(adminTokenHash ? { adminTokenHash } : {}),
           ...(logRequest ? { logRequest } : {}),
         },
-        { cwd: current.cwd },
+        { cwd: current.cwd, dataDir },
       );
     const instance = instanceFor(settings, token.hash);
     if (!worker) logRoutes(logger, app.routes);
@@ -176,11 +185,14 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       logger.info({}, 'stopped');
       await new Promise<void>((done) => logger.flush(() => done()));
     };
+    // Idempotent: a worker under systemd gets both SIGTERM and its primary's shutdown message.
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => (closing ??= shutdown());
     if (worker) {
       serveAsWorker(
         listener.server,
         realtime && app.realtimePath ? { instance: realtime, path: app.realtimePath } : undefined,
-        shutdown,
+        close,
       );
       logger.info({ pid: process.pid }, `worker ${process.pid} ready`);
       return {
@@ -191,7 +203,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         instance,
         storage,
         reload: async () => undefined,
-        close: shutdown,
+        close,
       };
     }
 
@@ -212,6 +224,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     const announce = (source: string, prefix: string): void => {
       const { port, url } = serving;
       runtime.port = port;
+      runtime.url = url;
       runtime.portSource = source;
       recordState();
       logger.info({ port, portSource: source, url }, `${prefix}listening on ${url} (port from ${source})`);
@@ -234,7 +247,6 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       },
     });
 
-    let closing: Promise<void> | undefined;
     return {
       get port() {
         return serving.port;
@@ -251,10 +263,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       },
       storage,
       reload,
-      close() {
-        closing ??= shutdown();
-        return closing;
-      },
+      close,
     };
   } catch (error) {
     await storage.close();

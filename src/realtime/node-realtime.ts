@@ -1,6 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { App, EventBus, Logger, Mode, RealtimeBridge } from '../core/index.js';
+import {
+  hashToken,
+  type App,
+  type EventBus,
+  type Logger,
+  type Mode,
+  type RealtimeBridge,
+} from '../core/index.js';
+import { ConnectionLimiter } from './limits.js';
+import { answerWithoutUpgrade } from './upgrade-as-request.js';
+import type { RealtimeSettings } from './realtime-settings.js';
 import { RealtimeMonitor } from './monitor.js';
 import { originAllowed } from './origin-policy.js';
 import type { Server as SocketIoServer } from 'socket.io';
@@ -13,26 +23,15 @@ import { createWebSocketChannels } from './websocket-channels.js';
  * its lighter one: only a platform Response carrying this header tells the
  * adapter that the answer was already written (by engine.io, here).
  */
-function alreadySent(): Response {
+function alreadySent(status: number): Response {
   const current = globalThis.Response;
   const parent = Object.getPrototypeOf(current) as typeof Response;
   const Native = typeof parent === 'function' && parent.name === 'Response' ? parent : current;
-  return new Native(null, { headers: { 'x-hono-already-sent': 'true' } });
+  return new Native(null, {
+    status: status >= 200 && status <= 599 ? status : 200,
+    headers: { 'x-hono-already-sent': 'true' },
+  });
 }
-
-export interface RealtimeSettings {
-  maxMessageBytes: number;
-  origins: readonly string[];
-  pingInterval: number;
-  pingTimeout: number;
-}
-
-export const defaultRealtimeSettings: RealtimeSettings = {
-  maxMessageBytes: 1024 * 1024,
-  origins: [],
-  pingInterval: 25_000,
-  pingTimeout: 20_000,
-};
 
 /** Realtime on Node: socket.io at the app's realtime path and a WebSocket per channel. */
 export interface NodeRealtime {
@@ -59,6 +58,8 @@ export function createNodeRealtime(
     logger: Logger;
     mode: Mode;
     settings: RealtimeSettings;
+    /** The admin token's hash as it is now (a reload may replace it). */
+    adminTokenHash: () => string | undefined;
     /** Fan events out through Redis to every instance sharing it. */
     redisUrl?: string;
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
@@ -74,13 +75,20 @@ export function createNodeRealtime(
       mode: context.mode,
       origins: settings.origins,
     });
+  const connections = new ConnectionLimiter(settings.maxConnections, settings.maxConnectionsPerIp);
+  const limits = { connections, messageRate: settings.messageRate, sendBuffer: settings.sendBuffer };
   const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
   const adapter = fanout?.adapter ?? context.adapter;
   const socketIo = createSocketIoServer({
     ...(adapter ? { adapter } : {}),
     path,
     channels: app.channels,
-    topics: new Set(app.collections.map((collection) => collection.name)),
+    topics: app.topics,
+    isAdminToken: async (token) => {
+      const hash = context.adminTokenHash();
+      return token !== undefined && hash !== undefined && (await hashToken(token)) === hash;
+    },
+    ...limits,
     events: context.events,
     monitor,
     logger,
@@ -96,14 +104,16 @@ export function createNodeRealtime(
     maxMessageBytes: settings.maxMessageBytes,
     pingInterval: settings.pingInterval,
     allowOrigin,
+    ...limits,
   });
   const prefix = `/${path}/`;
 
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  const onUpgrade = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = request.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
     if (pathname.startsWith(prefix)) socketIo.handleUpgrade(request, socket, head);
-    else websockets.handleUpgrade(request, socket, head, pathname);
+    else if (websockets.handles(pathname)) websockets.handleUpgrade(request, socket, head, pathname);
+    else answerWithoutUpgrade(server, request, socket, head);
   };
 
   return {
@@ -113,11 +123,15 @@ export function createNodeRealtime(
       transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };
         socketIo.handleRequest(incoming, outgoing);
-        return alreadySent();
+        // Settles once engine.io has answered (a long-poll answers when there is news), so
+        // the request log and the metrics see its real status and duration.
+        return new Promise((done) => outgoing.once('close', () => done(alreadySent(outgoing.statusCode))));
       },
     },
     attach(server) {
-      server.on('upgrade', onUpgrade);
+      server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+        onUpgrade(server, request, socket, head),
+      );
     },
     redis: fanout ? () => fanout.status() : undefined,
     async close() {

@@ -1,15 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Server as Engine } from 'engine.io';
+import { Server as Engine, type Socket as EngineSocket } from 'engine.io';
 import { Server as SocketIoServer, type ServerOptions, type Socket } from 'socket.io';
 import type { ChannelDefinition, ChannelMessage, EventBus, Logger } from '../core/index.js';
+import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {
   path: string;
   channels: readonly ChannelDefinition[];
-  /** Topics a client may `subscribe` to (the collections). */
-  topics: ReadonlySet<string>;
+  /** Topics a client may `subscribe` to (the collections), with the access each needs. */
+  topics: ReadonlyMap<string, 'admin' | 'public'>;
+  /** Whether a handshake's token is the admin token. */
+  isAdminToken: (token: string | undefined) => Promise<boolean>;
   events: EventBus;
   monitor: RealtimeMonitor;
   logger: Logger;
@@ -17,9 +20,17 @@ export interface SocketIoOptions {
   pingInterval: number;
   pingTimeout: number;
   allowOrigin: (request: IncomingMessage) => boolean;
+  connections: ConnectionLimiter;
+  /** Messages per second one client may send. */
+  messageRate: number;
+  /** Bytes that may wait to be sent to one client. */
+  sendBuffer: number;
   /** A socket.io adapter (Redis, cluster) to share events with other instances. */
   adapter?: ServerOptions['adapter'];
 }
+
+/** The event a client receives, with `{ code, reason }`, just before the server closes its connection. */
+export const closingEvent = 'berth:error';
 
 function asChannelMessage(value: unknown): ChannelMessage {
   if (typeof value === 'string') return value;
@@ -28,27 +39,72 @@ function asChannelMessage(value: unknown): ChannelMessage {
   return JSON.stringify(value) ?? '';
 }
 
+/** The token of a handshake: `auth: { token }`, or an `Authorization: Bearer` header. */
+function handshakeToken(socket: Socket): string | undefined {
+  const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+  if (typeof token === 'string') return token;
+  return /^Bearer\s+(\S+)\s*$/i.exec(socket.handshake.headers.authorization ?? '')?.[1];
+}
+
+/** The size of one engine.io packet's data, roughly, for the send buffer limit. */
+const packetBytes = (packet: { data?: unknown }): number =>
+  typeof packet.data === 'string'
+    ? packet.data.length
+    : packet.data instanceof Uint8Array
+      ? packet.data.byteLength
+      : 16;
+
 /**
  * A socket.io server on an engine.io engine that is not tied to one HTTP
  * server: requests and upgrades are handed to it, so it survives a reload
  * onto a new listener. Channels are events of the same name; `subscribe`
- * joins a topic's change events.
+ * joins a topic's change events when the client may read that collection.
+ * Each client is held to the connection limits, a message rate and a send
+ * buffer; one whose channel handler throws is closed, and no other.
  */
 export function createSocketIoServer(options: SocketIoOptions) {
+  const { logger, monitor, connections } = options;
   const engine = new Engine({
     maxHttpBufferSize: options.maxMessageBytes,
     pingInterval: options.pingInterval,
     pingTimeout: options.pingTimeout,
     allowRequest: (request, answer) => {
-      const allowed = options.allowOrigin(request);
-      if (!allowed)
-        options.logger.warn(
-          { origin: request.headers.origin },
-          'realtime connection refused: origin not allowed',
-        );
-      answer(allowed ? null : 'origin not allowed', allowed);
+      if (!options.allowOrigin(request)) {
+        logger.warn({ origin: request.headers.origin }, 'realtime connection refused: origin not allowed');
+        return answer('origin not allowed', false);
+      }
+      const refusal = connections.refusal(request.socket.remoteAddress ?? '');
+      if (refusal) {
+        logger.warn({ address: request.socket.remoteAddress }, `realtime connection refused: ${refusal}`);
+        return answer(refusal, false);
+      }
+      answer(null, true);
     },
-    cors: { origin: true, credentials: true },
+    // The same policy as the handshake: only an allowed origin is named back, never any origin.
+    cors: (request, answer) =>
+      answer(null, {
+        origin: options.allowOrigin(request as IncomingMessage) ? (request.headers.origin ?? false) : false,
+        credentials: true,
+      }),
+  });
+  engine.on('connection', (connection: EngineSocket) => {
+    const address = connection.request.socket.remoteAddress ?? '';
+    connections.opened(address);
+    connection.once('close', () => connections.closed(address));
+    // A client that does not read lets packets pile up in engine.io's buffer
+    // (it flushes them to the transport as the client takes them): past the limit it is closed.
+    let waiting = 0;
+    connection.on('flush', () => (waiting = 0));
+    connection.on('packetCreate', (packet: { data?: unknown }) => {
+      waiting += packetBytes(packet);
+      if (waiting <= options.sendBuffer) return;
+      logger.warn(
+        { address, waiting },
+        `realtime client at ${address} closed: over ${options.sendBuffer} bytes wait to be sent to it (it is not reading)`,
+      );
+      waiting = 0;
+      connection.close(true); // discard what waits: it would never drain
+    });
   });
   const io = new SocketIoServer({
     path: `/${options.path}`,
@@ -57,8 +113,13 @@ export function createSocketIoServer(options: SocketIoOptions) {
   });
   io.bind(engine);
 
+  /** Tells the client why, then closes its connection. */
+  const closeClient = (socket: Socket, code: number, reason: string): void => {
+    socket.emit(closingEvent, { code, reason });
+    socket.disconnect(true);
+  };
+
   io.on('connection', (socket: Socket) => {
-    const { monitor } = options;
     monitor.connected(socket.id, socket.conn.transport.name, socket.handshake.address);
     socket.conn.on('upgrade', (transport: { name: string }) =>
       monitor.transportChanged(socket.id, transport.name),
@@ -66,32 +127,59 @@ export function createSocketIoServer(options: SocketIoOptions) {
     socket.on('disconnect', (reason) => {
       monitor.disconnected(socket.id);
       if (reason === 'transport error' || reason === 'parse error') {
-        options.logger.warn(
-          { clientId: socket.id, reason },
-          `realtime client ${socket.id} dropped: ${reason}`,
-        );
+        logger.warn({ clientId: socket.id, reason }, `realtime client ${socket.id} dropped: ${reason}`);
       }
+    });
+    const allow = messageRate(options.messageRate);
+    socket.use((_packet, next) => {
+      if (allow()) return next();
+      logger.warn(
+        { clientId: socket.id },
+        `realtime client ${socket.id} closed: over ${options.messageRate} messages per second`,
+      );
+      closeClient(socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
     });
     for (const channel of options.channels) {
       socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
         monitor.message(socket.id, channel.name, 'in', value);
-        const reply = channel.onMessage(asChannelMessage(value), { clientId: socket.id });
+        let reply: ReturnType<ChannelDefinition['onMessage']>;
+        try {
+          reply = channel.onMessage(asChannelMessage(value), { clientId: socket.id });
+        } catch (error) {
+          logger.error(
+            { clientId: socket.id, channel: channel.name, err: error },
+            `the ${channel.name} channel failed on a message from ${socket.id}; that client is closed`,
+          );
+          const reason = `the ${channel.name} channel failed on this message`;
+          if (typeof acknowledge === 'function') acknowledge({ error: reason });
+          return closeClient(socket, 1011, reason);
+        }
         if (reply === undefined) return;
         monitor.message(socket.id, channel.name, 'out', reply);
         socket.emit(channel.name, reply);
         if (typeof acknowledge === 'function') acknowledge(reply);
       });
     }
-    socket.on('subscribe', (topic: unknown, acknowledge?: unknown) => {
-      const known = typeof topic === 'string' && options.topics.has(topic);
-      if (known) void socket.join(`topic:${topic}`);
-      const answer = known
-        ? { ok: true, topic }
-        : {
-            ok: false,
-            error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...options.topics].join(', ')}`,
-          };
-      if (typeof acknowledge === 'function') acknowledge(answer);
+    let admin: Promise<boolean> | undefined;
+    socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {
+      const answer = (value: object): void => {
+        if (typeof acknowledge === 'function') acknowledge(value);
+      };
+      const access = typeof topic === 'string' ? options.topics.get(topic) : undefined;
+      if (access === undefined) {
+        return answer({
+          ok: false,
+          error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...options.topics.keys()].join(', ')}`,
+        });
+      }
+      if (access === 'admin' && !(await (admin ??= options.isAdminToken(handshakeToken(socket))))) {
+        return answer({
+          ok: false,
+          error: `subscribing to ${String(topic)} needs the admin token, as reading it over HTTP does: connect with io(url, { auth: { token } })`,
+        });
+      }
+      await socket.join(`topic:${String(topic)}`);
+      answer({ ok: true, topic });
     });
     socket.on('unsubscribe', (topic: unknown) => {
       if (typeof topic === 'string') void socket.leave(`topic:${topic}`);

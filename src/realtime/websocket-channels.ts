@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ChannelDefinition, Logger } from '../core/index.js';
+import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface WebSocketChannelOptions {
@@ -11,16 +12,26 @@ export interface WebSocketChannelOptions {
   maxMessageBytes: number;
   pingInterval: number;
   allowOrigin: (request: IncomingMessage) => boolean;
+  connections: ConnectionLimiter;
+  /** Messages per second one client may send. */
+  messageRate: number;
+  /** Bytes that may wait to be sent to one client. */
+  sendBuffer: number;
 }
 
-const refuse = (socket: Duplex, status: string): void => {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+const refuse = (socket: Duplex, status: string, reason = ''): void => {
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
 };
 
 /**
  * Each channel as a plain WebSocket at `/<name>`: a text frame is answered
- * with a text frame, a binary frame per the channel. Oversized messages close
- * that connection with 1009; silent clients are dropped after a missed ping.
+ * with a text frame, a binary frame per the channel. Each connection is on
+ * its own: an oversized message closes it with 1009; a channel handler that
+ * throws, with 1011; too many messages per second, or a client that lets
+ * answers pile up unread, with 1008. Silent clients are dropped after a
+ * missed ping.
  */
 export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
@@ -42,27 +53,56 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
 
   function connect(client: WebSocket, channel: ChannelDefinition, request: IncomingMessage): void {
     const id = `ws-${(++counter).toString(36)}`;
-    const { monitor } = options;
-    monitor.connected(id, 'websocket', request.socket.remoteAddress ?? '');
+    const { monitor, logger } = options;
+    const address = request.socket.remoteAddress ?? '';
+    options.connections.opened(address);
+    monitor.connected(id, 'websocket', address);
     alive.add(client);
+    const allow = messageRate(options.messageRate);
+    const closeClient = (code: number, reason: string): void => {
+      logger.warn({ clientId: id, code }, `websocket ${id} on /${channel.name} closed (${code}): ${reason}`);
+      client.close(code, reason);
+    };
     client.on('pong', () => alive.add(client));
     client.on('message', (data: Buffer, isBinary: boolean) => {
+      if (client.readyState !== client.OPEN) return;
+      if (!allow()) {
+        return closeClient(1008, `too many messages: the limit is ${options.messageRate} per second`);
+      }
       const message = isBinary
         ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
         : data.toString('utf8');
       monitor.message(id, channel.name, 'in', message);
-      const reply = channel.onMessage(message, { clientId: id });
+      let reply: ReturnType<ChannelDefinition['onMessage']>;
+      try {
+        reply = channel.onMessage(message, { clientId: id });
+      } catch (error) {
+        logger.error(
+          { clientId: id, channel: channel.name, err: error },
+          `the ${channel.name} channel failed on a message from ${id}; that client is closed`,
+        );
+        return client.close(1011, `the ${channel.name} channel failed on this message`);
+      }
       if (reply === undefined) return;
+      if (client.bufferedAmount > options.sendBuffer) {
+        return closeClient(
+          1008,
+          `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
+        );
+      }
       monitor.message(id, channel.name, 'out', reply);
       client.send(typeof reply === 'number' ? String(reply) : reply);
     });
     client.on('error', (error: Error & { code?: string }) => {
-      options.logger.warn(
+      logger.warn(
         { clientId: id, reason: error.message },
         `websocket ${id} on /${channel.name} closed: ${error.message}`,
       );
     });
-    client.on('close', () => monitor.disconnected(id));
+    client.on('close', () => {
+      options.connections.closed(address);
+      monitor.disconnected(id);
+    });
   }
 
   return {
@@ -74,6 +114,11 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       if (!options.allowOrigin(request)) {
         options.logger.warn({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
         return refuse(socket, '403 Forbidden');
+      }
+      const refusal = options.connections.refusal(request.socket.remoteAddress ?? '');
+      if (refusal) {
+        options.logger.warn({ address: request.socket.remoteAddress }, `websocket refused: ${refusal}`);
+        return refuse(socket, '503 Service Unavailable', refusal);
       }
       server.handleUpgrade(request, socket, head, (client) => connect(client, channel, request));
     },

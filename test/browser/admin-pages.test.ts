@@ -10,7 +10,7 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     await logInAndWait(page);
     const facts = await page.locator('dl.facts').textContent();
     expect(facts).toContain(`${server.port} (the environment variable PORT)`);
-    expect(facts).toMatch(/Modedebug \(default\)/);
+    expect(facts).toMatch(/Modedebug \(the default\)/);
     expect(facts).toMatch(/Uptime\d+ s/);
     const routes = await page.locator('table.routes').textContent();
     expect(routes).toContain('/books/:id');

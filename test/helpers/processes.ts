@@ -36,24 +36,48 @@ export interface RunningProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns a binary with a clean environment (no PORT or BERTH_* leaking in). */
+/** A command line for `sh -c`, each word single-quoted. */
+const shellWords = (words: string[]): string =>
+  words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+
+/**
+ * Spawns a binary with a clean environment (no PORT or BERTH_* leaking in).
+ * `terminal: true` gives it a pseudo-terminal for stdout, as a person at a
+ * shell has (through util-linux's `script`).
+ */
 export function run(
   bin: string,
   args: string[],
-  options: { cwd: string; env?: Record<string, string> },
+  options: { cwd: string; env?: Record<string, string>; terminal?: boolean },
 ): RunningProcess {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(PORT|HOST|NODE_ENV|BERTH_|DATABASE_URL|REDIS_URL)/.test(key))
       env[key] = value;
   }
-  const child = spawn(process.execPath, [bin, ...args], {
+  const command = options.terminal
+    ? [
+        'script',
+        [
+          '--quiet',
+          '--return',
+          '--flush',
+          '--command',
+          `exec ${shellWords([process.execPath, bin, ...args])}`,
+          '/dev/null',
+        ],
+      ]
+    : [process.execPath, [bin, ...args]];
+  const child = spawn(command[0] as string, command[1] as string[], {
     cwd: options.cwd,
     env: { ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
+  child.on('error', (error) => {
+    err += `cannot run ${String(command[0])}: ${error.message}${options.terminal ? ' (install util-linux, which has `script`)' : ''}\n`;
+  });
   const listeners = new Set<() => void>();
   child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk;
@@ -112,7 +136,7 @@ export function run(
 /** Starts a binary with `start` and waits until it listens; returns its base URL. */
 export async function startBinary(
   bin: string,
-  options: { cwd: string; env?: Record<string, string>; args?: string[] },
+  options: { cwd: string; env?: Record<string, string>; args?: string[]; terminal?: boolean },
 ): Promise<RunningProcess & { url: string; port: number }> {
   const running = run(bin, ['start', ...(options.args ?? [])], options);
   const match = await running.waitFor(/listening on http:\/\/[^:]+:(\d+)/);

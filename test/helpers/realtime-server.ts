@@ -9,14 +9,12 @@ import {
   silentLogger,
   type Logger,
   type Mode,
+  type ModuleDefinition,
 } from '../../src/core/index.js';
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
-import {
-  createNodeRealtime,
-  defaultRealtimeSettings,
-  type RealtimeSettings,
-} from '../../src/realtime/node-realtime.js';
+import { createNodeRealtime } from '../../src/realtime/node-realtime.js';
+import { defaultRealtimeSettings, type RealtimeSettings } from '../../src/realtime/realtime-settings.js';
 import { openSqliteStorage } from '../../src/storage/sqlite.js';
 import { adminToken } from './in-process.js';
 
@@ -28,16 +26,18 @@ export async function startRealtimeServer(
     path?: string;
     redisUrl?: string;
     logger?: Logger;
+    modules?: ModuleDefinition[];
   } = {},
 ) {
   const app = createApp({
     name: 'realtime-test',
-    modules: [booksModule, chatModule],
+    modules: options.modules ?? [booksModule, chatModule],
     ...(options.path ? { realtime: { path: options.path } } : {}),
   });
   const storage = openSqliteStorage(':memory:');
   await storage.migrate([...app.collections]);
   const events = new EventBus();
+  const tokenHash = await hashToken(adminToken);
   const mode = options.mode ?? 'release';
   const logger = options.logger ?? silentLogger;
   const realtime = createNodeRealtime(app, {
@@ -46,6 +46,7 @@ export async function startRealtimeServer(
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },
+    adminTokenHash: () => tokenHash,
   })!;
   const instance = app.instantiate({
     storage,
@@ -53,7 +54,7 @@ export async function startRealtimeServer(
     events,
     mode,
     bodyLimit: 1024 * 1024,
-    adminTokenHash: await hashToken(adminToken),
+    adminTokenHash: tokenHash,
     realtime: realtime.bridge,
     adminReports: { realtime: () => realtime.monitor.report() },
   });

@@ -1,0 +1,65 @@
+/**
+ * Counts realtime connections, socket.io and plain WebSocket alike, so one
+ * process and one address cannot hold more than their share.
+ */
+export class ConnectionLimiter {
+  readonly #max: number;
+  readonly #maxPerAddress: number;
+  #total = 0;
+  readonly #byAddress = new Map<string, number>();
+
+  constructor(max: number, maxPerAddress: number) {
+    this.#max = max;
+    this.#maxPerAddress = maxPerAddress;
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Why a new connection from `address` is refused, or undefined when it may connect. */
+  refusal(address: string): string | undefined {
+    if (this.#total >= this.#max) {
+      return `this server holds its limit of ${this.#max} realtime connections; try again later`;
+    }
+    if ((this.#byAddress.get(address) ?? 0) >= this.#maxPerAddress) {
+      return `${address} holds its limit of ${this.#maxPerAddress} realtime connections; close one first`;
+    }
+    return undefined;
+  }
+
+  opened(address: string): void {
+    this.#total++;
+    this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
+  }
+
+  closed(address: string): void {
+    this.#total--;
+    const left = (this.#byAddress.get(address) ?? 1) - 1;
+    if (left > 0) this.#byAddress.set(address, left);
+    else this.#byAddress.delete(address);
+  }
+}
+
+/**
+ * A token bucket for one connection's messages: `perSecond` on average, in
+ * bursts of up to twice that. Returns a function that says whether one more
+ * message may pass now.
+ *
+ * @example
+ * const allow = messageRate(100)
+ * if (!allow()) client.close(1008, 'too many messages')
+ */
+export function messageRate(perSecond: number, now: () => number = Date.now): () => boolean {
+  const capacity = perSecond * 2;
+  let tokens = capacity;
+  let last = now();
+  return () => {
+    const time = now();
+    tokens = Math.min(capacity, tokens + ((time - last) * perSecond) / 1000);
+    last = time;
+    if (tokens < 1) return false;
+    tokens--;
+    return true;
+  };
+}
