@@ -23,6 +23,8 @@ const spec: ServiceSpec = {
   startArgs: ['start'],
   workingDirectory: '/Users/ada/bookshop',
   dataDir: '/Users/ada/bookshop/data',
+  mode: 'release',
+  privilegedPort: false,
 };
 
 const golden = (name: string, actual: string) => {
@@ -57,6 +59,7 @@ describe('launchd (macOS)', () => {
       Label: 'dev.berth.bookshop',
       ProgramArguments: ['/usr/local/bin/node', '/Users/ada/bookshop/bin/bookshop', 'start'],
       WorkingDirectory: '/Users/ada/bookshop',
+      EnvironmentVariables: { BERTH_MODE: 'release' },
       RunAtLoad: true,
       KeepAlive: { SuccessfulExit: false },
       ThrottleInterval: 5,
@@ -76,10 +79,13 @@ describe('launchd (macOS)', () => {
       workingDirectory: '/srv/book shop',
       dataDir: '/srv/book shop/data',
       logFile: '/var/log/book--shop.log',
+      runAs: { user: '_bookshop', group: '_bookshop' },
     };
     const text = renderLaunchdPlist(daemon);
     golden('book--shop-daemon.plist', text);
     const parsed = plist.parse(text) as Record<string, unknown>;
+    expect(parsed.UserName).toBe('_bookshop');
+    expect(parsed.GroupName).toBe('_bookshop');
     expect(parsed.ProgramArguments).toEqual([
       '/usr/local/bin/node',
       '/Users/ada/bookshop/bin/bookshop',
@@ -195,42 +201,66 @@ describe('launchd (macOS)', () => {
 });
 
 describe('systemd unit', () => {
-  it('system scope is wanted by multi-user.target and keeps every hardening option', () => {
+  it('system scope runs as its own user, with no capabilities, and keeps every hardening option', () => {
     const unit = renderSystemdUnit({
       ...spec,
       scope: 'system',
       workingDirectory: '/srv/shop',
       dataDir: '/srv/shop/data',
+      runAs: { user: 'shop', group: 'shop' },
     });
     for (const line of [
       'WorkingDirectory=/srv/shop',
+      'Environment="BERTH_MODE=release"',
       'ExecStart=/usr/local/bin/node /Users/ada/bookshop/bin/bookshop start',
       'ExecReload=/bin/kill -HUP $MAINPID',
       'Restart=on-failure',
       'StartLimitIntervalSec=60',
       'StartLimitBurst=5',
       'StandardOutput=journal',
+      'User=shop',
+      'Group=shop',
+      'CapabilityBoundingSet=',
       'NoNewPrivileges=yes',
       'PrivateTmp=yes',
       'ProtectSystem=strict',
       'ProtectHome=read-only',
-      'ReadWritePaths=/srv/shop/data',
+      'ReadWritePaths="/srv/shop/data"',
       'ProtectKernelTunables=yes',
       'WantedBy=multi-user.target',
     ]) {
       expect(unit.split('\n')).toContain(line);
     }
+    expect(unit).not.toMatch(/AmbientCapabilities/);
   });
 
-  it('user scope is wanted by default.target', () => {
-    expect(renderSystemdUnit(spec).split('\n')).toContain('WantedBy=default.target');
+  it('a port below 1024 keeps only CAP_NET_BIND_SERVICE', () => {
+    const unit = renderSystemdUnit({
+      ...spec,
+      scope: 'system',
+      privilegedPort: true,
+      runAs: { user: 'shop', group: 'shop' },
+    });
+    expect(unit.split('\n')).toContain('CapabilityBoundingSet=CAP_NET_BIND_SERVICE');
+    expect(unit.split('\n')).toContain('AmbientCapabilities=CAP_NET_BIND_SERVICE');
+  });
+
+  it('runs in release mode unless loaded with --debug', () => {
+    expect(renderSystemdUnit(spec)).toContain('Environment="BERTH_MODE=release"');
+    expect(renderSystemdUnit({ ...spec, mode: 'debug' })).toContain('Environment="BERTH_MODE=debug"');
+  });
+
+  it('user scope is wanted by default.target, and its user manager sets no identity', () => {
+    const unit = renderSystemdUnit(spec);
+    expect(unit.split('\n')).toContain('WantedBy=default.target');
+    expect(unit).not.toMatch(/^(User|CapabilityBoundingSet)=/m);
   });
 
   it('a log file replaces the journal and its directory stays writable', () => {
     const unit = renderSystemdUnit({ ...spec, logFile: '/var/log/shop/shop.log' });
     expect(unit).toContain('StandardOutput=append:/var/log/shop/shop.log');
     expect(unit).toContain('StandardError=append:/var/log/shop/shop.log');
-    expect(unit).toContain('ReadWritePaths=/Users/ada/bookshop/data /var/log/shop');
+    expect(unit).toContain('ReadWritePaths="/Users/ada/bookshop/data" "/var/log/shop"');
   });
 
   it('paths with spaces, % and $ stay literal, and the spec reads back', () => {
@@ -248,6 +278,17 @@ describe('systemd unit', () => {
     expect(unit).toContain('WorkingDirectory=/srv/my shop');
     expect(unit).toContain('ReadWritePaths="/srv/my shop/data 100%%"');
     expect(readSpecComment(unit)).toEqual(odd);
+  });
+
+  it('a control character in a path is refused in one line, for the unit and the plist alike', () => {
+    const injected = { ...spec, workingDirectory: '/srv/shop\nExecStartPre=/bin/rm -rf /' };
+    const message =
+      'the working directory "/srv/shop\\nExecStartPre=/bin/rm -rf /" holds a newline, which a service definition cannot hold safely: use a path without it; nothing was written';
+    expect(() => renderSystemdUnit(injected)).toThrow(message);
+    expect(() => renderLaunchdPlist(injected)).toThrow(message);
+    expect(() => renderSystemdUnit({ ...spec, dataDir: '/srv/data\u0007' })).toThrow(
+      /the data directory .* holds the control character U\+0007/,
+    );
   });
 });
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bookshopBin, repoRoot } from './helpers/processes.js';
 
-/** The project's systemd sandbox: shared/ sits beside the repository (set BERTH_SYSTEMD_SANDBOX elsewhere). */
-const sandbox =
-  process.env.BERTH_SYSTEMD_SANDBOX ?? join(repoRoot, '..', 'shared', 'tools', 'systemd-sandbox');
+/** Berth's own systemd sandbox (a private `systemd --user` in a private mount namespace). */
+const sandbox = join(repoRoot, 'test', 'tools', 'systemd-sandbox');
+const install = 'install systemd and util-linux: apt-get install -y systemd util-linux';
 
 /** Runs the life-cycle scenario beside a real systemd user manager. Exit 77 (no systemd here) fails the test. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the scenario's JSON, asserted field by field
@@ -23,19 +23,21 @@ function scenario(binary: string, name: string): Promise<Record<string, any>> {
     child.on('error', (error) =>
       fail(
         new Error(
-          `cannot run the systemd sandbox at ${sandbox} (${error.message}): it lives in shared/tools beside the repository`,
+          `cannot run the systemd sandbox at ${sandbox} (${error.message}): it must be an executable bash script; ${install}`,
         ),
       ),
     );
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
     child.on('exit', (code) => {
-      if (code === 77)
+      if (code === 77) {
+        const reason = err.trim().replace(/\s+/g, ' ');
         return fail(
           new Error(
-            `systemd-sandbox cannot run here (exit 77): ${err.trim()} — install systemd (apt-get install -y systemd)`,
+            `${reason || 'systemd-sandbox exited 77 (cannot run here)'}${reason.includes('apt-get') ? '' : `; ${install}`}`,
           ),
         );
+      }
       if (code !== 0) return fail(new Error(`scenario exited ${code}:\n${out}\n${err}`));
       try {
         done(JSON.parse(out.trim().split('\n').at(-1)!));
@@ -78,6 +80,12 @@ describe.each([
     expect(unit).toContain('NoNewPrivileges=yes');
     expect(unit).toContain('ProtectSystem=strict');
     expect(unit).toContain(`ReadWritePaths="${seen.project.replace(/%/g, '%%')}/data"`);
+    // A service runs in release mode unless loaded with --debug.
+    expect(unit).toContain('Environment="BERTH_MODE=release"');
+    expect(seen.overview).toMatchObject({
+      mode: 'release',
+      modeSource: 'the environment variable BERTH_MODE',
+    });
     expect(seen.adminService).toMatchObject({
       available: true,
       manager: 'systemd',
@@ -111,6 +119,13 @@ describe.each([
       `${name}: reload failed, keeping the running settings: invalid port "oops" from PORT in .env: use a whole number from 1 to 65535 (0 picks a free port); fix that, then run \`service reload --user\` again`,
     );
     expect(seen.afterBadReload).toBe(200);
+
+    // `token` makes a new admin token; the running service takes it at `service reload`.
+    expect(seen.tokenMade).toBe(0);
+    expect(seen.newTokenBeforeReload).toBe(403);
+    expect(seen.tokenReload.code).toBe(0);
+    expect(seen.newTokenAfterReload).toBe(200);
+    expect(seen.oldTokenAfterReload).toBe(403);
 
     expect(seen.stop).toEqual({
       code: 0,

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceSpec } from './service-spec.js';
+import { checkServiceSpec, type ServiceSpec } from './service-spec.js';
 import { specComment } from './spec-comment.js';
 
 const escape = (value: string): string =>
@@ -22,14 +22,20 @@ export const launchdLogPath = (spec: Pick<ServiceSpec, 'name' | 'dataDir' | 'log
 
 /**
  * The launchd property list: runs `<node> <binary> start` at load and keeps
- * it alive (unless it exited cleanly), in the directory `load` ran in,
- * logging to a file. A comment records the spec.
+ * it alive (unless it exited cleanly), in the directory `load` ran in, in
+ * release mode unless loaded with `--debug` (as its own user in a system
+ * daemon), logging to a file. A comment records the spec.
  *
  * @example
  * writeFileSync(launchdPlistPath('shop', 'user'), renderLaunchdPlist(spec))
  */
 export function renderLaunchdPlist(spec: ServiceSpec): string {
+  checkServiceSpec(spec);
   const log = escape(launchdLogPath(spec));
+  const user =
+    spec.scope === 'system' && spec.runAs
+      ? `  <key>UserName</key>\n  <string>${escape(spec.runAs.user)}</string>\n  <key>GroupName</key>\n  <string>${escape(spec.runAs.group)}</string>\n`
+      : '';
   const args = [spec.node, spec.script, ...spec.startArgs]
     .map((arg) => `    <string>${escape(arg)}</string>`)
     .join('\n');
@@ -47,7 +53,12 @@ ${args}
   </array>
   <key>WorkingDirectory</key>
   <string>${escape(spec.workingDirectory)}</string>
-  <key>RunAtLoad</key>
+  <key>EnvironmentVariables</key>
+  <dict>
+    <key>BERTH_MODE</key>
+    <string>${spec.mode}</string>
+  </dict>
+${user}  <key>RunAtLoad</key>
   <true/>
   <key>KeepAlive</key>
   <dict>

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CommandError } from '../cli/command-error.js';
+import { ServiceError } from './service-error.js';
 import { runCommand, type CommandRunner } from './command-runner.js';
 import { launchdLabel, launchdLogPath, launchdPlistPath, renderLaunchdPlist } from './launchd-plist.js';
 import type { LoadResult, ServiceManager, ServiceSpec, ServiceState, ServiceStatus } from './service-spec.js';
@@ -55,7 +55,7 @@ export class LaunchdManager implements ServiceManager {
       const denied = /not permitted|permission|privilege/i.test(said)
         ? '; run it with sudo, or add --user'
         : '';
-      throw new CommandError(`launchctl ${args.join(' ')} failed: ${said || `exit ${result.code}`}${denied}`);
+      throw new ServiceError(`launchctl ${args.join(' ')} failed: ${said || `exit ${result.code}`}${denied}`);
     }
     return result;
   }
@@ -75,7 +75,7 @@ export class LaunchdManager implements ServiceManager {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EACCES' || code === 'EPERM') {
-          throw new CommandError(`permission denied writing ${file}: run it with sudo, or add --user`);
+          throw new ServiceError(`permission denied writing ${file}: run it with sudo, or add --user`);
         }
         throw error;
       }
@@ -94,7 +94,7 @@ export class LaunchdManager implements ServiceManager {
   async #requireLoaded(name: string, scope: ServiceSpec['scope'], verb: string) {
     const file = this.#path(name, scope);
     if (!existsSync(file)) {
-      throw new CommandError(
+      throw new ServiceError(
         `${name} is not loaded (no ${file}), so there is nothing to ${verb}: run \`service load\` first`,
       );
     }
@@ -105,7 +105,7 @@ export class LaunchdManager implements ServiceManager {
     await this.#requireLoaded(name, scope, 'reload');
     const printed = await this.#launchctl(['print', this.#target(name, scope)], true);
     if (stateOf(printed, true) !== 'running') {
-      throw new CommandError(
+      throw new ServiceError(
         `${name} is not running, so there is nothing to reload: start it with \`service load\``,
       );
     }
@@ -132,7 +132,7 @@ export class LaunchdManager implements ServiceManager {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM') {
-        throw new CommandError(`permission denied removing ${file}: run it with sudo, or add --user`);
+        throw new ServiceError(`permission denied removing ${file}: run it with sudo, or add --user`);
       }
       throw error;
     }

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { CommandError } from '../cli/command-error.js';
+import { ServiceError } from './service-error.js';
 
 /**
  * Fails before anything is written when the service could not listen where
@@ -16,20 +16,20 @@ export async function checkPortFree(port: number, host: string | undefined, sour
     probe.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') {
         fail(
-          new CommandError(
+          new ServiceError(
             `port ${port} (from ${source}) is already in use, so the service could not serve: stop the program using it or choose another port`,
           ),
         );
       } else if (error.code === 'EACCES') {
         fail(
-          new CommandError(
+          new ServiceError(
             `port ${port} (from ${source}) needs privileges: choose a port above 1023, or load a system service with sudo`,
           ),
         );
       } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-        fail(new CommandError(`cannot listen on host "${host}": it is not an address of this machine`));
+        fail(new ServiceError(`cannot listen on host "${host}": it is not an address of this machine`));
       } else {
-        fail(new CommandError(`cannot listen on port ${port} (from ${source}): ${error.message}`));
+        fail(new ServiceError(`cannot listen on port ${port} (from ${source}): ${error.message}`));
       }
     });
     probe.listen(port, host, () => probe.close(() => done()));

@@ -1,3 +1,5 @@
+import { ServiceError } from './service-error.js';
+
 /** What a service manager needs to run a Berth binary as a background service. */
 export interface ServiceSpec {
   /** Unit or label name, e.g. `berth` or `bookshop`. */
@@ -17,6 +19,48 @@ export interface ServiceSpec {
   dataDir: string;
   /** Logs to this file instead of the journal (systemd) or the default log paths (launchd). */
   logFile?: string;
+  /** The mode the server runs in: release unless `load --debug`. */
+  mode: 'release' | 'debug';
+  /** System scope: the user (and group) the server runs as; never root unless asked for. */
+  runAs?: { user: string; group: string };
+  /** The port from the settings at load time is below 1024: the unit keeps CAP_NET_BIND_SERVICE. */
+  privilegedPort: boolean;
+}
+
+/** The first control character in a text, described, or undefined when there is none. */
+function controlCharacter(text: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- finding them is the point
+  const found = /[\u0000-\u001f\u007f]/.exec(text)?.[0];
+  if (found === undefined) return undefined;
+  const names: Record<string, string> = { '\n': 'a newline', '\r': 'a carriage return', '\t': 'a tab' };
+  return names[found] ?? `the control character U+${found.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Refuses a spec that a unit or plist cannot hold safely: a control
+ * character (a newline would start a new directive) in any path or name.
+ *
+ * @example
+ * checkServiceSpec(spec) // throws ServiceError: the working directory "/srv/a\nb" holds a newline…
+ */
+export function checkServiceSpec(spec: ServiceSpec): void {
+  const texts: Array<[string, string | undefined]> = [
+    ['name', spec.name],
+    ['working directory', spec.workingDirectory],
+    ['data directory', spec.dataDir],
+    ['log file', spec.logFile],
+    ['Node path', spec.node],
+    ['binary path', spec.script],
+    ...spec.startArgs.map((arg): [string, string] => ['start argument', arg]),
+  ];
+  for (const [what, text] of texts) {
+    const found = text === undefined ? undefined : controlCharacter(text);
+    if (found) {
+      throw new ServiceError(
+        `the ${what} ${JSON.stringify(text)} holds ${found}, which a service definition cannot hold safely: use a path without it; nothing was written`,
+      );
+    }
+  }
 }
 
 /** Where a service stands, in Berth's words; `detail` keeps the manager's own. */
@@ -53,7 +97,7 @@ export interface LoadResult {
 }
 
 /**
- * A service manager: systemd or launchd. Each method throws a CommandError
+ * A service manager: systemd or launchd. Each method throws a ServiceError
  * the user can act on. `load` starts the service and returns without
  * waiting; `waitUntilServing` (wait-until-serving.ts) watches it come up.
  *

@@ -1,19 +1,16 @@
-import type { ServiceSpec } from './service-spec.js';
+import { checkServiceSpec, type ServiceSpec } from './service-spec.js';
 import { specComment } from './spec-comment.js';
 
-/** `%` starts a specifier in unit files; a literal one is `%%`. */
+/** `%` starts a specifier in every unit setting; a literal one is `%%`. */
 const literal = (value: string): string => value.replace(/%/g, '%%');
 
-/** One ExecStart argument: quoted when needed, with `$` and `%` kept literal. */
+/** Double-quoted, for settings that unquote their words (ExecStart, ReadWritePaths, Environment). */
+const quoted = (value: string): string => `"${value.replace(/(["\\])/g, '\\$1')}"`;
+
+/** One ExecStart argument: `$` would start a variable there, so it is `$$`; quoted when needed. */
 const execArgument = (value: string): string => {
   const kept = literal(value).replace(/\$/g, '$$$$');
-  return /^[\w@%+=:,./$-]+$/.test(kept) ? kept : `"${kept.replace(/(["\\])/g, '\\$1')}"`;
-};
-
-/** One path in a space-separated list (ReadWritePaths): quoted when it holds a space. */
-const listedPath = (value: string): string => {
-  const kept = literal(value);
-  return /[\s"'\\]/.test(kept) ? `"${kept.replace(/(["\\])/g, '\\$1')}"` : kept;
+  return /^[\w@%+=:,./$-]+$/.test(kept) ? kept : quoted(kept);
 };
 
 /** The directory of a file path. */
@@ -21,14 +18,19 @@ const directoryOf = (file: string): string => file.replace(/\/[^/]*$/, '') || '/
 
 /**
  * The unit file: runs `<node> <binary> start` in the directory `load` ran
- * in, reloads with SIGHUP, restarts on failure within a start limit, and is
- * hardened for a web server (read-only system and home, writable data
- * directory and log directory only). The first line records the spec.
+ * in, in release mode unless loaded with `--debug`, reloads with SIGHUP,
+ * restarts on failure within a start limit, and is hardened for a web
+ * server (read-only system and home, writable data and log directories
+ * only; in system scope it runs as its own user with no capabilities but
+ * the one to bind a port below 1024 when it needs it). Every path keeps
+ * `%`, `$`, spaces and quotes literal; control characters are refused. The
+ * first line records the spec.
  *
  * @example
  * writeFileSync('/etc/systemd/system/shop.service', renderSystemdUnit(spec))
  */
 export function renderSystemdUnit(spec: ServiceSpec): string {
+  checkServiceSpec(spec);
   const log = spec.logFile
     ? [`StandardOutput=append:${literal(spec.logFile)}`, `StandardError=append:${literal(spec.logFile)}`]
     : ['StandardOutput=journal', 'StandardError=journal'];
@@ -38,6 +40,15 @@ export function renderSystemdUnit(spec: ServiceSpec): string {
     (path) => path === '/tmp' || path.startsWith('/tmp/'),
   );
   const command = [spec.node, spec.script, ...spec.startArgs].map(execArgument).join(' ');
+  const system = spec.scope === 'system';
+  const identity = system
+    ? [
+        ...(spec.runAs ? [`User=${spec.runAs.user}`, `Group=${spec.runAs.group}`] : []),
+        spec.privilegedPort
+          ? `CapabilityBoundingSet=CAP_NET_BIND_SERVICE\nAmbientCapabilities=CAP_NET_BIND_SERVICE`
+          : 'CapabilityBoundingSet=',
+      ]
+    : [];
   return `# Written by \`${spec.name} service load\`; \`${spec.name} service unload\` removes it.
 # ${specComment(spec)}
 [Unit]
@@ -50,6 +61,7 @@ StartLimitBurst=5
 [Service]
 Type=simple
 WorkingDirectory=${literal(spec.workingDirectory)}
+Environment=${quoted(`BERTH_MODE=${spec.mode}`)}
 ExecStart=${command}
 ExecReload=/bin/kill -HUP $MAINPID
 KillSignal=SIGTERM
@@ -58,13 +70,13 @@ Restart=on-failure
 RestartSec=2
 ${log.join('\n')}
 SyslogIdentifier=${spec.name}
-NoNewPrivileges=yes
+${identity.length ? `${identity.join('\n')}\n` : ''}NoNewPrivileges=yes
 ${inTmp ? '# PrivateTmp is off: the project lives in /tmp.' : 'PrivateTmp=yes'}
 PrivateDevices=yes
 ProtectSystem=strict
 ProtectHome=read-only
-ReadWritePaths=${writable.map(listedPath).join(' ')}
-${spec.scope === 'system' ? 'ProtectKernelTunables=yes' : '# ProtectKernelTunables needs the system manager (a user manager cannot remount /proc/sys).'}
+ReadWritePaths=${writable.map((path) => quoted(literal(path))).join(' ')}
+${system ? 'ProtectKernelTunables=yes' : '# ProtectKernelTunables needs the system manager (a user manager cannot remount /proc/sys).'}
 ProtectKernelModules=yes
 ProtectControlGroups=yes
 RestrictSUIDSGID=yes
@@ -72,6 +84,6 @@ RestrictRealtime=yes
 LockPersonality=yes
 
 [Install]
-WantedBy=${spec.scope === 'system' ? 'multi-user.target' : 'default.target'}
+WantedBy=${system ? 'multi-user.target' : 'default.target'}
 `;
 }

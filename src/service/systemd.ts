@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CommandError } from '../cli/command-error.js';
+import { ServiceError } from './service-error.js';
 import { runCommand, type CommandRunner } from './command-runner.js';
 import type { LoadResult, ServiceManager, ServiceSpec, ServiceState, ServiceStatus } from './service-spec.js';
 import { readSpecComment } from './spec-comment.js';
@@ -20,7 +20,7 @@ export function systemdUnitPath(name: string, scope: ServiceSpec['scope'], home 
 function fileError(error: unknown, path: string, verb: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new CommandError(
+    return new ServiceError(
       `permission denied ${verb} ${path}: run it with sudo for a system service, or add --user for your own user's service`,
     );
   }
@@ -81,9 +81,9 @@ export class SystemdManager implements ServiceManager {
     if (result.code !== 0 && !allowFailure) {
       const said = (result.stderr || result.stdout).trim();
       if (/access denied|permission|interactive authentication/i.test(said)) {
-        throw new CommandError(`systemctl ${args.join(' ')}: ${said}; run it with sudo, or add --user`);
+        throw new ServiceError(`systemctl ${args.join(' ')}: ${said}; run it with sudo, or add --user`);
       }
-      throw new CommandError(`systemctl ${args.join(' ')} failed: ${said || `exit ${result.code}`}`);
+      throw new ServiceError(`systemctl ${args.join(' ')} failed: ${said || `exit ${result.code}`}`);
     }
     return result.stdout;
   }
@@ -125,7 +125,7 @@ export class SystemdManager implements ServiceManager {
   async #requireLoaded(name: string, scope: ServiceSpec['scope'], verb: string): Promise<string> {
     const file = systemdUnitPath(name, scope);
     if (!existsSync(file)) {
-      throw new CommandError(
+      throw new ServiceError(
         `${name} is not loaded as a ${scope} service (no ${file}), so there is nothing to ${verb}: run \`service load${scope === 'user' ? ' --user' : ''}\` first`,
       );
     }
@@ -136,7 +136,7 @@ export class SystemdManager implements ServiceManager {
     await this.#requireLoaded(name, scope, 'reload');
     const show = await this.#show(name, scope);
     if (show.ActiveState !== 'active') {
-      throw new CommandError(
+      throw new ServiceError(
         `${name} is not running (${show.ActiveState}/${show.SubState}), so there is nothing to reload: start it with \`service load${scope === 'user' ? ' --user' : ''}\``,
       );
     }
