@@ -1,15 +1,23 @@
 /**
- * Berth for Node.js: the runtime-free core plus the Node server, SQLite
- * storage and the command-line tool.
+ * Berth for Node.js: the runtime-free core plus the Node server, SQLite and
+ * PostgreSQL storage and the command-line tool. Importing it lets
+ * `app.request` answer in process (SQLite in memory).
  */
+import { setTestRuntime } from './core/index.js';
+import { nodeTestRuntime } from './node/test-runtime.js';
+
+setTestRuntime(nodeTestRuntime);
+
 export * from './core/index.js';
 export { runCli, CommandError, type CliOptions } from './cli/run-cli.js';
 export { startServer, type RunningServer, type StartOptions } from './node/start.js';
+export { testAdminToken } from './node/test-runtime.js';
 export { SettingError } from './node/setting-error.js';
 export { openSqliteStorage } from './storage/sqlite.js';
-export { booksModule } from './modules/books/index.js';
-export { chatModule, chatChannel } from './modules/chat/index.js';
-export { usersModule } from './modules/users/index.js';
-export { batchModule } from './modules/batch/index.js';
 export { openPostgresStorage } from './storage/postgres.js';
+export { booksModule, books } from './modules/books/index.js';
+export { chatModule, chatChannel } from './modules/chat/index.js';
+export { usersModule, users } from './modules/users/index.js';
+export { batchModule } from './modules/batch/index.js';
+export { withBerthModules } from './modules/berth-modules.js';
 export { createBerthApp, berthVersion } from './berth-app.js';

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBerthApp } from '../src/berth-app.js';
+import { withBerthModules } from '../src/modules/berth-modules.js';
 import { berthBin, freePort, run, startBinary, tempDir } from './helpers/processes.js';
 
 describe('berth start (real process, real socket)', () => {
@@ -22,7 +23,8 @@ describe('berth start (real process, real socket)', () => {
     const routes = [...out.matchAll(/route (GET|POST|PUT|PATCH|DELETE) +(\S+)/g)].map(
       (m) => `${m[1]} ${m[2]}`,
     );
-    expect(routes).toEqual(createBerthApp().routes.map(({ route }) => `${route.method} ${route.path}`));
+    const served = withBerthModules(createBerthApp(), { realtimePath: 'socket.io' });
+    expect(routes).toEqual(served.routes.map(({ route }) => `${route.method} ${route.path}`));
     expect(routes).toEqual(
       expect.arrayContaining([
         'GET /books',
@@ -97,7 +99,7 @@ describe('berth start (real process, real socket)', () => {
     const help = run(berthBin, ['--help'], { cwd });
     expect((await help.exited).code).toBe(0);
     expect(help.stdout()).toMatch(/start \[options\]\s+start the HTTP server/);
-    expect(help.stdout()).toMatch(/new <dir>/);
+    expect(help.stdout()).toMatch(/new \[options\] <dir>/);
     const unknown = run(berthBin, ['launch'], { cwd });
     expect((await unknown.exited).code).toBe(2);
     expect(unknown.stderr()).toContain("unknown command 'launch'");
@@ -130,7 +132,9 @@ describe('berth start (real process, real socket)', () => {
     expect(requests[0]).toMatchObject({ method: 'GET', path: '/books', status: 200, requestId: 'req-42' });
     expect(typeof requests[0]!.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({ path: '/nope', status: 404 });
-    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(createBerthApp().routes.length);
+    expect(lines.filter((line) => line.msg === 'route')).toHaveLength(
+      withBerthModules(createBerthApp(), { realtimePath: 'socket.io' }).routes.length,
+    );
   });
 
   it('NODE_ENV=production also means release mode', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers/processes.js';
 
@@ -45,5 +46,62 @@ describe('src/core is runtime-free', () => {
       (m) => m[1],
     );
     expect(specifiers.filter((s) => builtins.has(s!))).toEqual(['node:fs']);
+  });
+});
+
+describe('the layers point one way (npm run lint)', () => {
+  const lint = async (filePath: string, code: string) => {
+    const eslint = new ESLint({ cwd: repoRoot });
+    const [result] = await eslint.lintText(code, { filePath: join(repoRoot, filePath) });
+    return result!.messages
+      .filter((message) => message.ruleId === 'no-restricted-imports')
+      .map((message) => message.message);
+  };
+
+  it('refuses an import against the direction, naming what the folder may import', async () => {
+    expect(
+      await lint(
+        'src/core/example.ts',
+        "import { startServer } from '../node/start.js';\nexport { startServer };\n",
+      ),
+    ).toEqual([
+      "'../node/start.js' import is restricted from being used by a pattern. src/core may import only itself: the layers point one way (see eslint.config.js)",
+    ]);
+    expect(
+      await lint(
+        'src/core/example.ts',
+        "import { readFileSync } from 'node:fs';\nexport { readFileSync };\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await lint('src/storage/example.ts', "import { boot } from '../node/boot.js';\nexport { boot };\n"),
+    ).toHaveLength(1);
+    expect(
+      await lint(
+        'src/modules/x/example.ts',
+        "import { openSqliteStorage } from '../../storage/sqlite.js';\nexport { openSqliteStorage };\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await lint(
+        'src/service/example.ts',
+        "import { CommandError } from '../cli/command-error.js';\nexport { CommandError };\n",
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('lets an import with the direction pass', async () => {
+    expect(
+      await lint(
+        'src/node/example.ts',
+        "import { createApp } from '../core/index.js';\nexport { createApp };\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await lint(
+        'src/cli/example.ts',
+        "import { startServer } from '../node/start.js';\nexport { startServer };\n",
+      ),
+    ).toEqual([]);
   });
 });

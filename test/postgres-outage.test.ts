@@ -8,9 +8,9 @@ import { privatePostgres } from './helpers/private-services.js';
 describe('PostgreSQL restarted while Berth serves', () => {
   it('answers 503 problem+json during the outage, recovers by itself, loses nothing acknowledged', async () => {
     const postgres = await privatePostgres();
-    const storage = openPostgresStorage(postgres.url);
-    await storage.migrate([...createApp({ name: 'x', modules: [booksModule] }).collections]);
-    const { request } = await instantiate(createApp({ name: 'outage', modules: [booksModule] }), { storage });
+    const { request, storage } = await instantiate(createApp({ name: 'outage', modules: [booksModule] }), {
+      driver: openPostgresStorage(postgres.url),
+    });
     const acknowledged: string[] = [];
     const write = async (title: string) => {
       const response = await request('/books', {

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { io as connect } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { berthBin, bookshopBin, run, startBinary, tempDir } from './helpers/processes.js';
 
@@ -37,22 +38,74 @@ describe("a project's own binary (examples/bookshop)", () => {
 });
 
 describe('berth new', () => {
-  it('scaffolds a project that runs after npm install', async () => {
+  const token = 'scaffold-test-admin-token-0123456789';
+
+  it('scaffolds a JavaScript project whose notes collection is a whole resource, with a passing test', async () => {
     const parent = tempDir();
     const dir = join(parent, 'my-api');
     const created = run(berthBin, ['new', dir], { cwd: parent });
     expect((await created.exited).code).toBe(0);
-    expect(created.stdout()).toContain('created my-api');
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: object };
+    expect(created.stdout()).toContain('created my-api (JavaScript)');
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      bin: object;
+      scripts: Record<string, string>;
+    };
     expect(manifest.bin).toEqual({ 'my-api': 'bin/my-api' });
+    expect(manifest.scripts.test).toBe('node --test test/');
     expect(statSync(join(dir, 'bin', 'my-api')).mode & 0o111).not.toBe(0);
-    expect(existsSync(join(dir, 'README.md'))).toBe(true);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('## Adding a collection');
 
     await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dir });
-    const server = await startBinary(join(dir, 'bin', 'my-api'), { cwd: dir, env: { PORT: '0' } });
-    expect(await (await fetch(`${server.url}/hello/world`)).json()).toEqual({ greeting: 'Hello, world!' });
-    expect(server.stdout()).toMatch(/route GET +\/hello\/:name/);
+    const tested = await exec('npm', ['test'], { cwd: dir });
+    expect(tested.stdout).toMatch(/# pass 1/);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, version: '1.2.3' }, null, 2));
+    const version = run(join(dir, 'bin', 'my-api'), ['--version'], { cwd: dir });
+    await version.exited;
+    expect(version.stdout().trim()).toBe('1.2.3');
+
+    const server = await startBinary(join(dir, 'bin', 'my-api'), {
+      cwd: dir,
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    expect(server.stdout()).toMatch(/route GET +\/notes\n/);
+    expect(server.stdout()).toMatch(/route GET +\/notes-summary/);
+    const socket = connect(server.url, { transports: ['websocket'], reconnection: false, forceNew: true });
+    await new Promise<void>((done) => socket.once('connect', () => done()));
+    expect(await socket.emitWithAck('subscribe', 'notes')).toEqual({ ok: true, topic: 'notes' });
+    const event = new Promise<{ title: string; done: boolean }>((done) => socket.once('notes:created', done));
+    const posted = await fetch(`${server.url}/notes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'First note' }),
+    });
+    expect(posted.status).toBe(201);
+    expect(await event).toMatchObject({ title: 'First note', done: false });
+    socket.disconnect();
+    const list = (await (await fetch(`${server.url}/notes?done=false&sort=title`)).json()) as {
+      total: number;
+    };
+    expect(list.total).toBe(1);
+    expect(await (await fetch(`${server.url}/notes-summary`)).json()).toEqual({ open: 1, done: 0 });
+    const docs = (await (await fetch(`${server.url}/docs`)).json()) as { paths: Record<string, object> };
+    expect(Object.keys(docs.paths)).toEqual(
+      expect.arrayContaining(['/notes', '/notes/{id}', '/notes-summary']),
+    );
   });
+
+  it('scaffolds a TypeScript project with --ts: it compiles, its test passes, and it serves /notes', async () => {
+    const parent = tempDir();
+    const dir = join(parent, 'typed-api');
+    const created = run(berthBin, ['new', dir, '--ts'], { cwd: parent });
+    expect((await created.exited).code).toBe(0);
+    expect(created.stdout()).toContain('created typed-api (TypeScript)');
+    expect(existsSync(join(dir, 'tsconfig.json'))).toBe(true);
+    expect(existsSync(join(dir, 'src', 'modules', 'notes.ts'))).toBe(true);
+    await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir });
+    const tested = await exec('npm', ['test'], { cwd: dir });
+    expect(tested.stdout).toMatch(/# pass 1/);
+    const server = await startBinary(join(dir, 'bin', 'typed-api'), { cwd: dir, env: { PORT: '0' } });
+    expect((await fetch(`${server.url}/notes`)).status).toBe(200);
+  }, 120_000);
 
   it('refuses a directory that is not empty and writes nothing', async () => {
     const parent = tempDir();

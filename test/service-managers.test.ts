@@ -11,7 +11,7 @@ import type { ServiceSpec } from '../src/service/service-spec.js';
 import { readSpecComment } from '../src/service/spec-comment.js';
 import { SystemdManager } from '../src/service/systemd.js';
 import { renderSystemdUnit } from '../src/service/systemd-unit.js';
-import { waitUntilServing } from '../src/service/wait-until-serving.js';
+import { waitUntilServing } from '../src/cli/wait-until-serving.js';
 import { repoRoot, tempDir } from './helpers/processes.js';
 
 const spec: ServiceSpec = {

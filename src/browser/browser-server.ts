@@ -1,16 +1,25 @@
-import { createApp } from '../core/app.js';
-import { EventBus } from '../core/events.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import type { ModuleDefinition } from '../core/module.js';
+import {
+  createApp,
+  EventBus,
+  resolveModuleSettings,
+  silentLogger,
+  type Logger,
+  type ModuleDefinition,
+  type ResolvedSettings,
+  type Storage,
+  type StorageDriver,
+} from '../core/index.js';
 import { openIndexedDbStorage } from '../storage/indexeddb.js';
-import type { Storage } from '../storage/repository.js';
 import { batchModule } from '../modules/batch/index.js';
+import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
 
 export interface BrowserServerOptions {
   modules: ModuleDefinition[];
-  /** Defaults to IndexedDB through Dexie, in a database named after the server. */
-  storage?: Storage;
+  /** The storage driver; IndexedDB through Dexie, in a database named after the server, by default. */
+  storage?: StorageDriver;
+  /** Modules' settings, by module name (a page has no config file or environment). */
+  settings?: Record<string, Record<string, unknown>>;
   /** Names the server and its IndexedDB database (default `berth-browser`). */
   name?: string;
   logger?: Logger;
@@ -25,6 +34,8 @@ export interface BrowserServer {
   /** True when a request is one this server answers (the Service Worker passes the others on). */
   handles(request: Request): boolean;
   storage: Storage;
+  /** The change events of every write (`{ topic, action, record }`), for the page to follow. */
+  events: EventBus;
   /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */
   ready: Promise<void>;
 }
@@ -49,24 +60,38 @@ export interface BrowserServer {
  */
 export function createBrowserServer(options: BrowserServerOptions): BrowserServer {
   const name = options.name ?? 'berth-browser';
-  const app = createApp({
-    name,
-    modules: [...options.modules, batchModule],
-    ui: false,
-    admin: false,
-    realtime: false,
-  });
-  const storage = options.storage ?? openIndexedDbStorage(name);
+  const app = withBerthModules(
+    createApp({ name, modules: [...options.modules, batchModule], ui: false, admin: false, realtime: false }),
+    { realtimePath: undefined },
+  );
+  const events = new EventBus();
+  const storage = app.createStorage(options.storage ?? openIndexedDbStorage(name), events);
+  const settings = new Map<string, ResolvedSettings>();
+  for (const moduleSettings of app.settings) {
+    const section = options.settings?.[moduleSettings.module];
+    const { resolved, problems } = resolveModuleSettings(moduleSettings, {
+      ...(section ? { section } : {}),
+      inSection: (key) => `settings.${moduleSettings.module}.${key} of createBrowserServer`,
+    });
+    if (problems.length) throw new Error(problems.join('; '));
+    settings.set(moduleSettings.module, resolved);
+  }
   let migrated = false;
-  const ready = storage.migrate([...app.collections]).then(() => void (migrated = true));
+  const ready = storage
+    .migrate(app.collections)
+    .then(async () => {
+      for (const hook of app.hooks.onStart) await hook();
+    })
+    .then(() => void (migrated = true));
   const settled = ready.catch(() => {}); // a storage failure is answered route by route
   const instance = app.instantiate({
     storage,
     logger: options.logger ?? silentLogger,
-    events: new EventBus(),
+    events,
     mode: 'release',
     bodyLimit: 1024 * 1024,
     adminAccess: 'open',
+    settings,
     runtime: { runtime: 'browser', mode: 'release', modeSource: 'in-page', startedAt: Date.now() },
   });
   const origin = typeof location === 'object' ? location.origin : 'http://localhost';
@@ -84,6 +109,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
 
   return {
     storage,
+    events,
     ready,
     WebSocket: createInPageWebSocket(app.channels),
     handles(request) {

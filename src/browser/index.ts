@@ -13,6 +13,15 @@ export { batchModule } from '../modules/batch/index.js';
 export { defineModule, type ModuleDefinition } from '../core/module.js';
 export { defineRoute, type RouteDefinition, type RouteContext } from '../core/route.js';
 export { defineChannel, type ChannelDefinition } from '../core/channel.js';
-export { defineCollection, type CollectionDefinition } from '../storage/collection.js';
+export {
+  defineCollection,
+  field,
+  defineSettings,
+  defineErrors,
+  defineService,
+  collectionHooks,
+  routesWith,
+  type CollectionDefinition,
+} from '../core/index.js';
 export { BerthError, type ErrorCode, type Problem } from '../core/errors.js';
-export type { Storage, Repository } from '../storage/repository.js';
+export type { Storage, Repository, StorageDriver } from '../core/index.js';

@@ -1,16 +1,17 @@
 import type { Command } from 'commander';
 import { scaffoldProject } from './scaffold.js';
 
-/** `berth new <dir>`: scaffolds a project with its own binary and one module. */
+/** `berth new <dir> [--ts]`: scaffolds a project with its own binary, a first module and a test. */
 export function addNewCommand(program: Command): void {
   program
     .command('new')
-    .description('create a project built on Berth, with its own binary and a first module')
+    .description('create a project built on Berth, with its own binary, a first module and a test')
     .argument('<dir>', 'directory to create (its name names the project)')
-    .action((dir: string) => {
-      const project = scaffoldProject(dir);
+    .option('--ts', 'TypeScript (with a tsconfig) instead of JavaScript')
+    .action((dir: string, flags: { ts?: boolean }) => {
+      const project = scaffoldProject(dir, { typescript: flags.ts === true });
       process.stdout.write(
-        `created ${project.name} in ${project.dir}:\n${project.files.map((file) => `  ${file}`).join('\n')}\n\nnext:\n  cd ${dir}\n  npm install\n  npm start\n`,
+        `created ${project.name} (${flags.ts ? 'TypeScript' : 'JavaScript'}) in ${project.dir}:\n${project.files.map((file) => `  ${file}`).join('\n')}\n\nnext:\n  cd ${dir}\n  npm install\n  npm start     # then: curl localhost:4500/notes\n  npm test\n`,
       );
     });
 }

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import type { App } from '../core/index.js';
+import { MigrationError, type App } from '../core/index.js';
 import { SettingError } from '../node/setting-error.js';
 import { ServiceError } from '../service/service-error.js';
 import { CommandError } from './command-error.js';
@@ -17,6 +19,19 @@ export interface CliOptions {
 
 export { CommandError } from './command-error.js';
 
+/** The version in the package.json nearest the binary, when the app names none in code. */
+function projectVersion(argv: string[]): string | undefined {
+  let dir = argv[1] ? dirname(resolve(argv[1])) : undefined;
+  while (dir && dir !== dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version;
+    } catch {
+      dir = dirname(dir);
+    }
+  }
+  return undefined;
+}
+
 /**
  * Turns an app into its command-line tool: `start` (and the other system
  * commands) on the app's own binary.
@@ -29,7 +44,10 @@ export { CommandError } from './command-error.js';
 export async function runCli(app: App, options: CliOptions = {}): Promise<void> {
   const program = new Command(app.name)
     .description(`${app.name}: an HTTP back end built on Berth`)
-    .version(app.version, '-v, --version')
+    .version(
+      app.options.version ?? projectVersion(options.argv ?? process.argv) ?? app.version,
+      '-v, --version',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   addStartCommand(program, app);
@@ -49,7 +67,12 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
       process.exitCode = error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
       return;
     }
-    if (error instanceof SettingError || error instanceof CommandError || error instanceof ServiceError) {
+    if (
+      error instanceof SettingError ||
+      error instanceof CommandError ||
+      error instanceof ServiceError ||
+      error instanceof MigrationError
+    ) {
       process.stderr.write(`${app.name}: ${error.message}\n`);
     } else {
       process.stderr.write(`${app.name}: unexpected failure: ${(error as Error).stack ?? String(error)}\n`);

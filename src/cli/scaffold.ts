@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommandError } from './command-error.js';
@@ -6,62 +6,191 @@ import { CommandError } from './command-error.js';
 /** The directory Berth is installed in, which new projects depend on by path. */
 export const berthRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const files = (name: string, berthPath: string): Record<string, string> => ({
-  'package.json': `${JSON.stringify(
-    {
-      name,
-      version: '0.1.0',
-      private: true,
-      type: 'module',
-      bin: { [name]: `bin/${name}` },
-      scripts: { start: `node bin/${name} start` },
-      engines: { node: '>=20.19' },
-      dependencies: { berth: `file:${berthPath}` },
-    },
-    null,
-    2,
-  )}\n`,
-  [`bin/${name}`]: `#!/usr/bin/env node
-// ${name}'s command-line tool: \`${name} start\` and Berth's other commands.
-import { createApp, runCli } from 'berth';
-import { helloModule } from '../modules/hello.js';
+/** The TypeScript Berth itself is built with, for `--ts` projects. */
+const typescriptRange = (): string => {
+  const manifest = JSON.parse(readFileSync(join(berthRoot, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>;
+  };
+  return manifest.devDependencies?.typescript ?? '^5';
+};
 
-await runCli(createApp({ name: '${name}', modules: [helloModule] }));
-`,
-  'modules/hello.js': `import { defineModule, defineRoute, z } from 'berth';
+const notesModule = (
+  ts: boolean,
+): string => `import { defineCollection, defineModule, defineRoute, field } from 'berth';
 
-/** A first module: GET /hello/:name answers with a greeting. */
-export const helloModule = defineModule({
-  name: 'hello',
+/**
+ * Notes, declared once: the fields are the validation, the table and the
+ * API. The module gets the whole resource: GET /notes (filters, sort,
+ * paging), GET/PATCH/DELETE /notes/:id, POST /notes, in /docs, with
+ * change events (subscribe to "notes" over socket.io).
+ */
+export const notes = defineCollection({
+  name: 'notes',
+  fields: {
+    title: field.text({ max: 200, searchable: true }),
+    body: field.text({ required: false, searchable: true }),
+    done: field.boolean({ default: false }),
+  },
+  sort: '-createdAt',
+});
+
+/** The notes module: the resource, and one route of its own beside it. */
+export const notesModule = defineModule({
+  name: 'notes',
+  collections: [notes],
   routes: [
     defineRoute({
       method: 'GET',
-      path: '/hello/:name',
-      summary: 'Greets someone',
-      params: z.object({ name: z.string().min(1).max(100) }),
-      handler: ({ params }) => ({ greeting: \`Hello, \${params.name}!\` }),
+      path: '/notes-summary',
+      summary: 'How many notes are open and done',
+      async handler({ services }) {
+        const repository = services.storage.repository(notes);
+        const count = async (done${ts ? ': boolean' : ''}) =>
+          (await repository.list({ where: [{ field: 'done', op: 'eq', value: done }], limit: 1 })).total;
+        return { open: await count(false), done: await count(true) };
+      },
     }),
   ],
 });
-`,
-  '.gitignore': 'node_modules/\ndata/\n.env\n',
-  'README.md': `# ${name}
+`;
+
+const appFile = (name: string, manifest: string): string => `import { createRequire } from 'node:module';
+import { createApp } from 'berth';
+import { notesModule } from './modules/notes.js';
+
+const { version } = createRequire(import.meta.url)('${manifest}');
+
+/** The app: its modules. \`bin/${name}\` runs it; the tests call \`app.request\`. */
+export const app = createApp({ name: '${name}', version, modules: [notesModule] });
+`;
+
+const testFile = (ts: boolean): string => `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testAdminToken } from 'berth';
+import { app } from '../${ts ? 'src/' : ''}app.js';
+
+// app.request answers in process, on SQLite in memory: no server, no port.
+test('a note is created, then listed', async () => {
+  const created = await app.request('/notes', {
+    method: 'POST',
+    headers: { authorization: \`Bearer \${testAdminToken}\`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Buy milk' }),
+  });
+  assert.equal(created.status, 201);
+  const list = await (await app.request('/notes?done=false')).json()${ts ? ' as { items: Array<{ title: string }> }' : ''};
+  assert.deepEqual(
+    list.items.map((note) => note.title),
+    ['Buy milk'],
+  );
+});
+`;
+
+const readme = (name: string, ts: boolean, berthPath: string): string => `# ${name}
 
 An HTTP back end built on [Berth](${berthPath}).
 
 \`\`\`sh
 npm install
 npm start            # the same as ./bin/${name} start; serves on port 4500
-curl localhost:4500/hello/world
+npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (node --test)
+curl localhost:4500/notes
 \`\`\`
 
-Add routes in \`modules/\` with \`defineModule\` and \`defineRoute\`, and list the
-modules in \`bin/${name}\`. \`./bin/${name} --help\` lists the commands.
-`,
+\`./bin/${name} --help\` lists the commands (\`start\`, \`service load\`, \`token\`, …).
+
+## Adding a collection
+
+Declare it once in a module (\`${ts ? 'src/' : ''}modules/\`): its fields are its validation, its
+table (SQLite, or PostgreSQL with \`DATABASE_URL\`) and its API.
+
+\`\`\`${ts ? 'ts' : 'js'}
+import { defineCollection, defineModule, field } from 'berth';
+
+export const projects = defineCollection({
+  name: 'projects',
+  fields: {
+    name: field.text({ max: 100, unique: true }),
+    status: field.enum(['active', 'archived'], { default: 'active' }),
+    due: field.date({ required: false }),
+  },
 });
+export const projectsModule = defineModule({ name: 'projects', collections: [projects] });
+\`\`\`
+
+Add the module to \`${ts ? 'src/' : ''}app.${ts ? 'ts' : 'js'}\`, restart, and \`/projects\` answers:
+
+\`\`\`sh
+curl 'localhost:4500/projects?status=active&sort=-due&limit=10'
+curl 'localhost:4500/projects?due[gte]=2026-01-01'
+\`\`\`
+
+At start Berth creates the table (or adds new fields), and \`/docs\` documents it.
+`;
+
+const files = (name: string, berthPath: string, ts: boolean): Record<string, string> => {
+  const source = ts ? 'src/' : '';
+  const manifest = {
+    name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    bin: { [name]: `bin/${name}` },
+    scripts: ts
+      ? {
+          build: 'tsc',
+          prepare: 'tsc',
+          start: `npm run build && node bin/${name} start`,
+          test: 'tsc && node --test dist/test/',
+        }
+      : { start: `node bin/${name} start`, test: 'node --test test/' },
+    engines: { node: '>=20.19' },
+    dependencies: { berth: `file:${berthPath}` },
+    ...(ts ? { devDependencies: { typescript: typescriptRange(), '@types/node': '^20.19.0' } } : {}),
+  };
+  return {
+    'package.json': `${JSON.stringify(manifest, null, 2)}\n`,
+    [`bin/${name}`]: `#!/usr/bin/env node
+// ${name}'s command-line tool: \`${name} start\` and Berth's other commands.
+import { runCli } from 'berth';
+import { app } from '../${ts ? 'dist/src/' : ''}app.js';
+
+await runCli(app);
+`,
+    // Compiled TypeScript runs from dist/src/: the manifest is two levels up.
+    [`${source}app.${ts ? 'ts' : 'js'}`]: appFile(name, ts ? '../../package.json' : './package.json'),
+    [`${source}modules/notes.${ts ? 'ts' : 'js'}`]: notesModule(ts),
+    [`test/notes.test.${ts ? 'ts' : 'js'}`]: testFile(ts),
+    ...(ts
+      ? {
+          'tsconfig.json': `${JSON.stringify(
+            {
+              compilerOptions: {
+                target: 'ES2023',
+                module: 'NodeNext',
+                moduleResolution: 'NodeNext',
+                strict: true,
+                outDir: 'dist',
+                rootDir: '.',
+                skipLibCheck: true,
+                types: ['node'],
+              },
+              include: ['src', 'test'],
+            },
+            null,
+            2,
+          )}\n`,
+        }
+      : {}),
+    '.gitignore': `node_modules/\ndata/\n.env\n${ts ? 'dist/\n' : ''}`,
+    'README.md': readme(name, ts, berthPath),
+  };
+};
 
 /** Writes a new project that runs after `npm install` in it. Refuses a non-empty directory. */
-export function scaffoldProject(target: string): { dir: string; name: string; files: string[] } {
+export function scaffoldProject(
+  target: string,
+  options: { typescript?: boolean } = {},
+): { dir: string; name: string; files: string[] } {
   const dir = resolve(target);
   const name = basename(dir).toLowerCase();
   if (!/^[a-z][a-z0-9-]{0,213}$/.test(name)) {
@@ -73,7 +202,7 @@ export function scaffoldProject(target: string): { dir: string; name: string; fi
     throw new CommandError(`${dir} is not empty: choose a new directory, nothing was written`);
   }
   const written: string[] = [];
-  for (const [path, content] of Object.entries(files(name, berthRoot))) {
+  for (const [path, content] of Object.entries(files(name, berthRoot, options.typescript === true))) {
     const file = join(dir, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);

@@ -9,8 +9,8 @@ import { resolveSettings } from '../node/settings.js';
 import { pickServiceManager } from '../service/pick-manager.js';
 import { checkPortFree } from '../service/port-check.js';
 import type { ServiceSpec, ServiceStatus } from '../service/service-spec.js';
-import { waitForReload } from '../service/wait-for-reload.js';
-import { waitUntilServing } from '../service/wait-until-serving.js';
+import { waitForReload } from './wait-for-reload.js';
+import { waitUntilServing } from './wait-until-serving.js';
 import { CommandError } from './command-error.js';
 
 interface ServiceFlags {
@@ -58,7 +58,7 @@ async function load(app: App, flags: ServiceFlags): Promise<void> {
   const cwd = process.cwd();
   const config = flags.config ? resolve(flags.config) : undefined;
   // The settings the service will see: .env and the config file, not this shell's variables.
-  const settings = resolveSettings({ cwd, flags: config ? { config } : {}, processEnv: {} });
+  const settings = resolveSettings({ cwd, flags: config ? { config } : {}, processEnv: {}, app });
   if (flags.runAs !== undefined && scope !== 'system') {
     throw new CommandError(
       '--run-as applies to a system service (it runs as root otherwise): add --system, or drop --run-as',

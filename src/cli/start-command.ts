@@ -47,7 +47,7 @@ export function addStartCommand(program: Command, app: App): void {
       const worker = isClusterWorker();
       const settings: Settings | undefined = worker
         ? undefined
-        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env });
+        : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env, app });
       const clustered = (settings?.workers.value ?? 1) > 1;
 
       const onSignal = (signal: NodeJS.Signals): void => {

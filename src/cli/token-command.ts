@@ -19,6 +19,7 @@ export function addTokenCommand(program: Command, app: App): void {
         cwd: process.cwd(),
         flags: flags.config ? { config: flags.config } : {},
         processEnv: process.env,
+        app,
       });
       if (settings.adminToken.value) {
         throw new CommandError(

@@ -1,11 +1,18 @@
 import { Hono, type Context } from 'hono';
-import type { CollectionDefinition } from '../storage/collection.js';
 import { requireAdmin } from './admin-token.js';
+import { allowedMethodsLookup } from './allowed-methods.js';
 import { readJsonBody } from './body.js';
+import type { ChannelDefinition } from './channel.js';
+import type { Access, CollectionDefinition } from './collection.js';
+import { createDataStore } from './data-store.js';
 import { BerthError, problemFor, problemResponse } from './errors.js';
+import type { EventBus } from './events.js';
+import type { CollectionHooks, Hooks, Locals, RequestHookContext } from './hooks.js';
 import type { Mode } from './mode.js';
+import type { ModuleSettings } from './module-settings.js';
 import type { ModuleDefinition } from './module.js';
 import { requestIdFor } from './request-id.js';
+import { resourceRoutes } from './resource.js';
 import {
   routeAuth,
   routeBatchable,
@@ -13,14 +20,9 @@ import {
   type RequestLogEntry,
   type RouteDefinition,
 } from './route.js';
-import { allowedMethodsLookup } from './allowed-methods.js';
-import { validate } from './validation.js';
 import type { StaticAssets } from './static-assets.js';
-import { createAdminModule } from '../modules/admin/index.js';
-import { createDocsModule } from '../modules/docs/index.js';
-import { createUiModule } from '../modules/ui/index.js';
-import { createRealtimeModule, defaultRealtimePath } from '../modules/realtime/index.js';
-import type { ChannelDefinition } from './channel.js';
+import type { Storage, StorageDriver } from './storage.js';
+import { validate } from './validation.js';
 
 /**
  * The UI served at `/`: Berth's admin UI (`'berth'`, the default), none
@@ -39,6 +41,8 @@ export interface AppOptions {
   modules: ModuleDefinition[];
   /** Release or debug mode set in code; `BERTH_MODE` still overrides it. */
   mode?: Mode;
+  /** Hooks of the app itself; they run before the modules' own. */
+  hooks?: Hooks;
   ui?: UiOption;
   /** Serve the OpenAPI document at `/docs` (default true). */
   docs?: boolean;
@@ -59,27 +63,56 @@ export interface AppInstance {
   fetch(request: Request, runtime?: unknown): Promise<Response>;
 }
 
+/** The hooks of the app and its modules, in the order they run. */
+export interface AppHooks {
+  onRequest: NonNullable<Hooks['onRequest']>[];
+  onResponse: NonNullable<Hooks['onResponse']>[];
+  onError: NonNullable<Hooks['onError']>[];
+  onStart: NonNullable<Hooks['onStart']>[];
+  onClose: NonNullable<Hooks['onClose']>[];
+  collections: ReadonlyMap<string, readonly CollectionHooks[]>;
+}
+
 export interface App {
   readonly name: string;
   readonly version: string;
   readonly options: AppOptions;
-  /** Every route in registration order, Berth's own first. */
+  /** Every route in registration order: each module's resources, then its own routes. */
   readonly routes: readonly RegisteredRoute[];
-  readonly collections: readonly CollectionDefinition<object>[];
-  /** Every module, Berth's own (docs, admin, ui) included, in registration order. */
+  readonly collections: readonly CollectionDefinition[];
+  /**
+   * Each collection as a realtime topic, with the access a subscriber needs:
+   * the same as listing the collection over HTTP.
+   */
+  readonly topics: ReadonlyMap<string, Access>;
   readonly modules: readonly ModuleDefinition[];
   /** Every realtime channel of every module. */
   readonly channels: readonly ChannelDefinition[];
-  /**
-   * Each collection as a realtime topic, with the access a subscriber needs:
-   * the same as reading the collection over HTTP (`GET /<name>`); `admin`
-   * when no such route exists.
-   */
-  readonly topics: ReadonlyMap<string, 'admin' | 'public'>;
-  /** The realtime transport path (without slashes), or undefined when realtime is off. */
-  readonly realtimePath: string | undefined;
+  readonly hooks: AppHooks;
+  /** The modules' settings, for the runtime to resolve. */
+  readonly settings: readonly ModuleSettings[];
+  /** The storage modules use, over a driver: validation, hooks and change events of these collections. */
+  createStorage(driver: StorageDriver, events?: EventBus): Storage;
   /** Binds the app to its services and returns the request handler. */
   instantiate(services: AppServices): AppInstance;
+  /**
+   * Answers a request in process, for tests: real storage (on Node, SQLite
+   * in memory, migrated and seeded on first use), Berth's own routes, the
+   * admin token `testAdminToken` accepted.
+   *
+   * @example
+   * const response = await app.request('/notes', { method: 'POST', headers: { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' }, body: '{"title":"x"}' })
+   */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+}
+
+/** How `app.request` runs an app: set by a runtime (the Node entry: SQLite in memory). */
+export type TestRuntime = (app: App) => Promise<AppInstance>;
+let testRuntime: TestRuntime | undefined;
+
+/** Lets a runtime answer `app.request` (the Node entry does this on import). */
+export function setTestRuntime(runtime: TestRuntime): void {
+  testRuntime = runtime;
 }
 
 interface DispatchEnv {
@@ -87,47 +120,55 @@ interface DispatchEnv {
   runtime: unknown;
   /** A sub-request of the batch entry: only batchable routes answer it. */
   internal: boolean;
+  locals: Locals;
+  /** Set when request hooks exist: what they see. */
+  hookContext?: RequestHookContext;
+}
+
+function compileHooks(all: readonly Hooks[]): AppHooks {
+  const pick = <K extends keyof Omit<Hooks, 'collections'>>(key: K) =>
+    all.flatMap((hooks) => (hooks[key] ? [hooks[key].bind(hooks)] : [])) as NonNullable<Hooks[K]>[];
+  const collections = new Map<string, CollectionHooks[]>();
+  for (const hooks of all) {
+    for (const [name, each] of Object.entries(hooks.collections ?? {})) {
+      collections.set(name, [...(collections.get(name) ?? []), each]);
+    }
+  }
+  return {
+    onRequest: pick('onRequest'),
+    onResponse: pick('onResponse'),
+    onError: pick('onError'),
+    onStart: pick('onStart'),
+    onClose: pick('onClose'),
+    collections,
+  };
 }
 
 /**
- * Creates an app from modules. The app is only a definition: a runtime (the
- * Node server, the in-browser server, a test) instantiates it with services.
+ * Creates an app from the modules it is given: their collections' REST
+ * resources, their routes, channels, hooks, errors and settings. The app is
+ * only a definition: a runtime (the Node server, the in-browser server, a
+ * test) adds Berth's own modules (docs, admin, UI, realtime) and
+ * instantiates it with services.
  *
  * @example
- * const app = createApp({ name: 'bookshop', modules: [books, authors] })
- * const { fetch } = app.instantiate(services)
- * const response = await fetch(new Request('http://localhost/books'))
+ * const app = createApp({ name: 'notes', modules: [notesModule] })
+ * const response = await app.request('/notes')
  */
 export function createApp(options: AppOptions): App {
   const routes: RegisteredRoute[] = [];
   const seen = new Map<string, string>();
   const names = new Set<string>();
-  const ui = options.ui ?? 'berth';
-  const described = () => ({
-    name: options.name,
-    version: options.version ?? '0.0.0',
-    ...(options.description ? { description: options.description } : {}),
-    routes,
-    modules,
-  });
-  const modules = [
-    ...(options.docs === false ? [] : [createDocsModule(described)]),
-    ...(options.admin === false ? [] : [createAdminModule(described)]),
-    ...options.modules,
-    ...(options.realtime === false
-      ? []
-      : [
-          createRealtimeModule(
-            options.realtime?.path ?? defaultRealtimePath,
-            options.modules.flatMap((module) => module.channels ?? []),
-          ),
-        ]),
-    ...(ui === false ? [] : [createUiModule(ui === 'berth' ? 'The Berth admin UI' : 'The UI of this app')]),
-  ];
+  const modules = options.modules;
   for (const module of modules) {
     if (names.has(module.name)) throw new Error(`two modules are named "${module.name}"`);
     names.add(module.name);
-    for (const route of module.routes) {
+    const own = module.routes ?? [];
+    const replaced = new Set(own.map((route) => `${route.method} ${route.path}`));
+    const generated = (module.collections ?? []).flatMap((collection) =>
+      resourceRoutes(collection, replaced),
+    );
+    for (const route of [...generated, ...own]) {
       const key = `${route.method} ${route.path}`;
       const owner = seen.get(key);
       if (owner) throw new Error(`${key} is registered by both "${owner}" and "${module.name}"`);
@@ -135,15 +176,30 @@ export function createApp(options: AppOptions): App {
       routes.push({ module: module.name, route });
     }
   }
-  const collections = modules.flatMap((module) => module.collections ?? []);
-  const topics = new Map(
-    collections.map((collection) => {
-      const list = routes.find(({ route }) => route.method === 'GET' && route.path === `/${collection.name}`);
-      return [collection.name, list ? routeAuth(list.route) : 'admin'] as const;
-    }),
-  );
+  const collections: CollectionDefinition[] = modules.flatMap((module) => module.collections ?? []);
+  const collectionNames = new Set<string>();
+  for (const collection of collections) {
+    if (collectionNames.has(collection.name))
+      throw new Error(`two collections are named "${collection.name}"`);
+    collectionNames.add(collection.name);
+  }
+  for (const collection of collections) {
+    for (const [field, definition] of Object.entries(collection.fields)) {
+      if (definition.kind === 'reference' && !collectionNames.has(definition.references!)) {
+        throw new Error(
+          `${collection.name}.${field} references "${definition.references}", which no module of ${options.name} declares`,
+        );
+      }
+    }
+  }
+  const topics = new Map(collections.map((collection) => [collection.name, collection.access.list] as const));
+  const hooks = compileHooks([
+    ...(options.hooks ? [options.hooks] : []),
+    ...modules.flatMap((module) => module.hooks ?? []),
+  ]);
+  let tested: Promise<AppInstance> | undefined;
 
-  return {
+  const app: App = {
     name: options.name,
     version: options.version ?? '0.0.0',
     options,
@@ -152,17 +208,43 @@ export function createApp(options: AppOptions): App {
     topics,
     modules,
     channels: modules.flatMap((module) => module.channels ?? []),
-    realtimePath: options.realtime === false ? undefined : (options.realtime?.path ?? defaultRealtimePath),
+    hooks,
+    settings: modules.flatMap((module) => (module.settings ? [module.settings] : [])),
+    createStorage: (driver, events) =>
+      createDataStore(driver, { collections, hooks: hooks.collections, ...(events ? { events } : {}) }),
     instantiate: (services) =>
       instantiate(
         routes,
-        typeof ui === 'object' && 'assets' in ui ? { ...services, uiAssets: ui.assets } : services,
+        hooks,
+        typeof options.ui === 'object' && 'assets' in options.ui
+          ? { ...services, uiAssets: options.ui.assets }
+          : services,
       ),
+    async request(input, init) {
+      if (!testRuntime) {
+        throw new Error('app.request needs a runtime: import it from "berth" (Node) or "berth/browser"');
+      }
+      const instance = await (tested ??= testRuntime(app));
+      const request =
+        input instanceof Request
+          ? new Request(input, init)
+          : new Request(
+              typeof input === 'string' && input.startsWith('/') ? `http://localhost${input}` : input,
+              init,
+            );
+      return instance.fetch(request);
+    },
   };
+  return app;
 }
 
-function instantiate(routes: readonly RegisteredRoute[], given: AppServices): AppInstance {
-  const services: AppServices = { ...given };
+function instantiate(routes: readonly RegisteredRoute[], hooks: AppHooks, given: AppServices): AppInstance {
+  // Write hooks see this instance's settings (a reload makes a new instance with the new ones).
+  const services: AppServices = {
+    ...given,
+    storage:
+      hooks.collections.size && given.settings ? given.storage.withSettings(given.settings) : given.storage,
+  };
   const hono = new Hono<{ Bindings: DispatchEnv }>();
   for (const { route } of routes) hono.on(route.method, route.path, routeHandler(route, services));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
@@ -182,14 +264,44 @@ function instantiate(routes: readonly RegisteredRoute[], given: AppServices): Ap
       allow ? { allow, 'x-request-id': requestId } : { 'x-request-id': requestId },
     );
   });
-  hono.onError((error, c) => errorResponse(error, c, services));
+  hono.onError((error, c) => errorResponse(error, c.env, `${c.req.method} ${c.req.path}`, services, hooks));
 
   const logRequest =
     services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
+  const hooked = hooks.onRequest.length + hooks.onResponse.length + hooks.onError.length > 0;
+  // Without request hooks the path is what it was before hooks existed: nothing more per request.
+  const dispatch = hooked
+    ? async (request: Request, env: DispatchEnv): Promise<Response> => {
+        const context: RequestHookContext = { request, requestId: env.requestId, locals: env.locals };
+        env.hookContext = context;
+        let response: Response | undefined;
+        try {
+          for (const hook of hooks.onRequest) {
+            const answer = await hook(context);
+            if (answer) {
+              response = answer;
+              break;
+            }
+          }
+        } catch (error) {
+          response = await errorResponse(
+            error as Error,
+            env,
+            `${request.method} ${pathOf(request.url)}`,
+            services,
+            hooks,
+          );
+        }
+        response ??= await hono.fetch(request, env);
+        for (const hook of hooks.onResponse) response = (await hook(context, response)) ?? response;
+        return response;
+      }
+    : (request: Request, env: DispatchEnv): Promise<Response> => Promise.resolve(hono.fetch(request, env));
+
   const serve = (request: Request, runtime: unknown, internal: boolean): Promise<Response> => {
     const started = performance.now();
     const requestId = requestIdFor(request.headers.get('x-request-id'));
-    return Promise.resolve(hono.fetch(request, { requestId, runtime, internal })).then((response) => {
+    return dispatch(request, { requestId, runtime, internal, locals: {} }).then((response) => {
       logRequest({
         requestId,
         method: request.method,
@@ -221,7 +333,7 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
   const status = route.status ?? 200;
   const batchable = routeBatchable(route);
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
-    const { requestId } = c.env;
+    const { requestId, locals } = c.env;
     const request = c.req.raw;
     if (c.env.internal && !batchable) {
       const served = c.req.path === route.path ? '' : ` is served by ${route.method} ${route.path}, which`;
@@ -232,12 +344,25 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
     }
     if (admin) await requireAdmin(request, services.adminTokenHash);
     const params = route.params ? validate(route.params, c.req.param(), 'params') : c.req.param();
-    const query = route.query ? validate(route.query, c.req.query(), 'query') : undefined;
+    const query = route.queryParser
+      ? route.queryParser.parse(new URL(request.url).searchParams)
+      : route.query
+        ? validate(route.query, c.req.query(), 'query')
+        : undefined;
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
     const platform = c.env.runtime;
-    const result = await route.handler({ request, platform, params, query, body, requestId, services });
+    const result = await route.handler({
+      request,
+      platform,
+      params,
+      query,
+      body,
+      requestId,
+      services,
+      locals,
+    });
     if (isResponse(result)) return result;
     if (result === undefined) {
       return new Response(null, {
@@ -252,20 +377,30 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
   };
 }
 
-function errorResponse(error: Error, c: Context<{ Bindings: DispatchEnv }>, services: AppServices): Response {
-  const { requestId } = c.env;
+async function errorResponse(
+  error: Error,
+  env: DispatchEnv,
+  where: string,
+  services: AppServices,
+  hooks: AppHooks,
+): Promise<Response> {
+  const { requestId } = env;
+  if (env.hookContext) {
+    for (const hook of hooks.onError) {
+      const answer = await hook(env.hookContext, error);
+      if (answer) return answer;
+    }
+  }
   if (error instanceof BerthError) {
     const problem = problemFor(error.code, error.message, {
       requestId,
       ...(error.errors ? { errors: error.errors } : {}),
       ...(error.hint ? { hint: error.hint } : {}),
     });
-    if (error.status >= 500) {
-      services.logger.error({ requestId, err: error.cause ?? error }, error.message);
-    }
+    if (problem.status >= 500) services.logger.error({ requestId, err: error.cause ?? error }, error.message);
     return problemResponse(problem, { ...error.headers, 'x-request-id': requestId });
   }
-  services.logger.error({ requestId, err: error }, `unexpected error in ${c.req.method} ${c.req.path}`);
+  services.logger.error({ requestId, err: error }, `unexpected error in ${where}`);
   const problem = problemFor('BERTH_INTERNAL', 'the server failed while answering this request', {
     requestId,
     ...(services.mode === 'debug' && error.stack ? { stack: error.stack } : {}),

@@ -96,7 +96,59 @@ export const errorCatalogue = {
   },
 } as const satisfies Record<string, { status: number; title: string; hint: string }>;
 
-export type ErrorCode = keyof typeof errorCatalogue;
+/** Berth's own error codes. */
+export type BerthErrorCode = keyof typeof errorCatalogue;
+
+/** Any error code: Berth's own, or one a module declares (`defineErrors`). */
+// `string & {}` keeps Berth's own codes suggested by editors.
+export type ErrorCode = BerthErrorCode | (string & {});
+
+/** What one error code means: its HTTP status, a short title and a hint that says what to do. */
+export interface ErrorEntry {
+  status: number;
+  title: string;
+  hint: string;
+}
+
+/** Every known code: Berth's own and the ones modules declared. */
+const registry = new Map<string, ErrorEntry>(Object.entries(errorCatalogue));
+
+/**
+ * Declares a module's own error codes (UPPER_SNAKE_CASE, not starting with
+ * `BERTH_`), so `new BerthError(code, …)` answers with their status, title
+ * and hint, and `/docs` lists them. A module may also list them in
+ * `defineModule({ errors })`.
+ *
+ * @example
+ * export const taskErrors = defineErrors({
+ *   TASKS_REOPEN_FORBIDDEN: { status: 409, title: 'Cannot reopen', hint: 'Create a new task instead.' },
+ * })
+ * throw new BerthError('TASKS_REOPEN_FORBIDDEN', 'task 42 is archived')
+ */
+export function defineErrors<const E extends Record<string, ErrorEntry>>(entries: E): E {
+  for (const [code, entry] of Object.entries(entries)) {
+    if (!/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(code) || code.startsWith('BERTH_')) {
+      throw new Error(
+        `error code "${code}" must be UPPER_SNAKE_CASE with a prefix of its own (BERTH_ is Berth's)`,
+      );
+    }
+    if (!Number.isInteger(entry.status) || entry.status < 400 || entry.status > 599) {
+      throw new Error(`error code ${code} needs an HTTP error status (400–599), not ${entry.status}`);
+    }
+    const known = registry.get(code);
+    if (known && (known.status !== entry.status || known.title !== entry.title)) {
+      throw new Error(`error code ${code} is declared twice, differently`);
+    }
+    registry.set(code, entry);
+  }
+  return entries;
+}
+
+/** The entry of a code, or undefined when nothing declared it. */
+export const errorEntry = (code: string): ErrorEntry | undefined => registry.get(code);
+
+/** Every declared code with its entry, for the API reference. */
+export const declaredErrors = (): ReadonlyMap<string, ErrorEntry> => registry;
 
 /** One problem with one field of the input, as listed in a 422 answer. */
 export interface FieldError {
@@ -105,7 +157,11 @@ export interface FieldError {
   message: string;
 }
 
-/** An error that Berth turns into a problem+json response. */
+/**
+ * An error that Berth turns into a problem+json response, with the status,
+ * title and hint of its code; `hint` replaces the code's own for this throw.
+ * A code nothing declared answers 500 and says so (it never crashes).
+ */
 export class BerthError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -119,10 +175,11 @@ export class BerthError extends Error {
     detail?: string,
     options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; hint?: string } = {},
   ) {
-    super(detail ?? errorCatalogue[code].title, { cause: options.cause });
+    const entry = registry.get(code);
+    super(detail ?? entry?.title ?? code, { cause: options.cause });
     this.name = 'BerthError';
     this.code = code;
-    this.status = errorCatalogue[code].status;
+    this.status = entry?.status ?? 500;
     this.errors = options.errors;
     this.headers = options.headers;
     this.hint = options.hint;
@@ -142,15 +199,28 @@ export interface Problem {
   stack?: string;
 }
 
-/** Builds the problem document for an error code. */
+/** `BERTH_NOT_FOUND` → `urn:berth:problem:not-found`; `TASKS_REOPEN_FORBIDDEN` → `urn:berth:problem:tasks-reopen-forbidden`. */
+const typeOf = (code: string): string =>
+  `urn:berth:problem:${code
+    .replace(/^BERTH_/, '')
+    .toLowerCase()
+    .replaceAll('_', '-')}`;
+
+/** Builds the problem document for an error code (an undeclared code is a 500 that says so). */
 export function problemFor(
   code: ErrorCode,
   detail: string,
   extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack' | 'hint'>> = {},
 ): Problem {
-  const entry = errorCatalogue[code];
+  const entry = registry.get(code);
+  if (!entry) {
+    return {
+      ...problemFor('BERTH_INTERNAL', `${detail} (the error code ${code} is not declared)`, extra),
+      hint: `Declare ${code} with defineErrors({ ${code}: { status, title, hint } }) or in the module's errors.`,
+    };
+  }
   return {
-    type: `urn:berth:problem:${code.slice('BERTH_'.length).toLowerCase().replaceAll('_', '-')}`,
+    type: typeOf(code),
     title: entry.title,
     status: entry.status,
     detail,

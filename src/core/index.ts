@@ -1,17 +1,23 @@
 /**
- * Berth's runtime-free core: apps, modules, routes, errors. It imports no
- * Node built-in and touches no `window`, so it runs in Node, a page and a
- * Service Worker alike.
+ * Berth's runtime-free core: apps, modules, routes, collections and their
+ * resources, the storage contract and its data layer, hooks, errors. It
+ * imports no Node built-in and touches no `window`, so it runs in Node, a
+ * page and a Service Worker alike; it imports nothing of Berth's other
+ * folders (a lint rule keeps it so).
  */
 export {
   createApp,
+  setTestRuntime,
   type App,
+  type AppHooks,
   type AppInstance,
   type AppOptions,
   type RegisteredRoute,
+  type TestRuntime,
   type UiOption,
 } from './app.js';
-export { generateOpenApi } from './openapi.js';
+export { generateOpenApi, openApiPath } from './openapi.js';
+export { toJsonSchema, type JsonSchema } from './json-schema.js';
 export {
   defineChannel,
   type ChannelDefinition,
@@ -28,23 +34,32 @@ export {
 export { defineModule, type ModuleDefinition } from './module.js';
 export {
   defineRoute,
+  routesWith,
   routeAuth,
+  routeBatchable,
   type AppServices,
+  type BatchLimits,
   type RequestLogEntry,
   type RuntimeInfo,
   type RouteDocs,
   type AdminReports,
   type RealtimeBridge,
   type HttpMethod,
+  type QueryParser,
   type RouteContext,
   type RouteDefinition,
 } from './route.js';
 export {
   BerthError,
+  defineErrors,
+  declaredErrors,
   errorCatalogue,
+  errorEntry,
   problemFor,
   problemResponse,
+  type BerthErrorCode,
   type ErrorCode,
+  type ErrorEntry,
   type FieldError,
   type Problem,
 } from './errors.js';
@@ -52,21 +67,64 @@ export { EventBus, type ChangeEvent } from './events.js';
 export { silentLogger, type Logger } from './logger.js';
 export { resolveMode, modeVariable, type Mode } from './mode.js';
 export { generateToken, hashToken } from './admin-token.js';
-export { defaultBodyLimit } from './body.js';
+export { defaultBodyLimit, maxJsonDepth, readJsonBody } from './body.js';
+export { validate } from './validation.js';
 /** The zod instance Berth validates with; define schemas with it. */
 export { z } from 'zod';
+export { field, type FieldDefinition, type FieldKind, type FieldValue, type OnDelete } from './fields.js';
 export {
   defineCollection,
+  operations,
+  type Access,
   type CollectionDefinition,
-  type FieldDefinition,
-  type FieldType,
+  type CollectionOptions,
+  type CreateInput,
+  type Fields,
+  type Operation,
+  type RecordOf,
   type StoredRecord,
-} from '../storage/collection.js';
+  type UpdateInput,
+} from './collection.js';
+export { resourceRoutes } from './resource.js';
+export {
+  parseListQuery,
+  filterableFields,
+  operatorsOf,
+  maxSortKeys,
+  type ParsedListQuery,
+} from './list-query.js';
+export { createDataStore, type DataStoreOptions } from './data-store.js';
+export { newRecordId } from './record-id.js';
+export { redactUrl } from './redact-url.js';
+export { MigrationError } from './storage.js';
 export type {
   Condition,
+  DriverRepository,
+  DriverScope,
   ListQuery,
   ListResult,
-  Repository,
-  Storage,
   MigrationStep,
-} from '../storage/repository.js';
+  Repository,
+  Row,
+  Storage,
+  StorageDriver,
+  StorageStats,
+  Transaction,
+} from './storage.js';
+export {
+  collectionHooks,
+  type CollectionHooks,
+  type Hooks,
+  type Locals,
+  type RequestHookContext,
+  type WriteContext,
+} from './hooks.js';
+export {
+  defineSettings,
+  resolveModuleSettings,
+  type ModuleSettings,
+  type ModuleSettingSpec,
+  type ResolvedSettings,
+  type SettingSources,
+} from './module-settings.js';
+export { defineService, type ServiceDefinition } from './service.js';

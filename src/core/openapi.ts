@@ -1,19 +1,9 @@
-import { z } from 'zod';
+import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import type { RegisteredRoute } from './app.js';
-import { errorCatalogue } from './errors.js';
+import { declaredErrors, errorEntry, type BerthErrorCode } from './errors.js';
 import { routeAuth, type RouteDefinition, type RouteDocs } from './route.js';
 
-type JsonSchema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
-
-const toJsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    target: 'draft-2020-12',
-  }) as JsonSchema;
-  return json;
-};
 
 /** `/books/:id` → `/books/{id}`; `/socket.io/*` → `/socket.io/{path}`. */
 export function openApiPath(path: string, wildcardName = 'path'): string {
@@ -54,6 +44,7 @@ function parametersOf(route: RouteDefinition, docs: RouteDocs | undefined): Oper
       schema: { type: 'string' },
     });
   }
+  if (route.queryParser) parameters.push(...route.queryParser.parameters());
   if (route.query) {
     const query = toJsonSchema(route.query, 'input');
     const required = new Set((query.required as string[] | undefined) ?? []);
@@ -71,8 +62,8 @@ function parametersOf(route: RouteDefinition, docs: RouteDocs | undefined): Oper
   return parameters;
 }
 
-const problemRef = (code: keyof typeof errorCatalogue) => ({
-  description: errorCatalogue[code].title,
+const problemRef = (code: BerthErrorCode) => ({
+  description: errorEntry(code)!.title,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
@@ -105,7 +96,9 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
   }
   if (route.path.includes(':')) responses['404'] = problemRef('BERTH_RECORD_NOT_FOUND');
   if (route.body && route.method === 'POST') responses['409'] = problemRef('BERTH_CONFLICT');
-  if (route.body || route.query || route.params) responses['422'] = problemRef('BERTH_VALIDATION_FAILED');
+  if (route.body || route.query || route.queryParser || route.params) {
+    responses['422'] = problemRef('BERTH_VALIDATION_FAILED');
+  }
   responses['500'] = problemRef('BERTH_INTERNAL');
   for (const [code, response] of Object.entries(docs?.responses ?? {})) {
     responses[code] = response.problem ? { ...problemRef('BERTH_NOT_FOUND'), ...response } : response;
@@ -114,16 +107,20 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
   return responses;
 }
 
-const problemSchema = {
+const problemSchema = () => ({
   type: 'object',
-  description: 'An RFC 9457 problem document; every Berth error has this shape.',
+  description: `An RFC 9457 problem document; every Berth error has this shape. The codes: ${[
+    ...declaredErrors(),
+  ]
+    .map(([code, entry]) => `${code} (${entry.status}, ${entry.title})`)
+    .join('; ')}.`,
   required: ['type', 'title', 'status', 'detail', 'code', 'hint'],
   properties: {
     type: { type: 'string', examples: ['urn:berth:problem:not-found'] },
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', enum: Object.keys(errorCatalogue) },
+    code: { type: 'string', enum: [...declaredErrors().keys()] },
     hint: { type: 'string', description: 'What to do next.' },
     requestId: { type: 'string' },
     errors: {
@@ -137,7 +134,7 @@ const problemSchema = {
     },
     stack: { type: 'string', description: 'Debug mode only, on 500 answers.' },
   },
-};
+});
 
 /**
  * The OpenAPI 3.1 document of an app, generated from the same zod schemas
@@ -189,7 +186,7 @@ export function generateOpenApi(
     })),
     paths,
     components: {
-      schemas: { Problem: problemSchema },
+      schemas: { Problem: problemSchema() },
       securitySchemes: {
         adminToken: {
           type: 'http',

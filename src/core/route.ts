@@ -1,6 +1,8 @@
 import type { z } from 'zod';
-import type { Storage } from '../storage/repository.js';
 import type { EventBus } from './events.js';
+import type { Locals } from './hooks.js';
+import type { ResolvedSettings } from './module-settings.js';
+import type { Storage } from './storage.js';
 import type { Logger } from './logger.js';
 import type { Mode } from './mode.js';
 import type { StaticAssets } from './static-assets.js';
@@ -65,6 +67,8 @@ export interface AppServices {
   dispatch?: (request: Request) => Promise<Response>;
   /** Limits of the batch entry; defaults: 50 requests, answers up to 8 × `bodyLimit` bytes. */
   batchLimits?: BatchLimits;
+  /** Modules' settings as the runtime resolved them, by module name (`defineSettings(...).of(services)` reads them). */
+  settings?: ReadonlyMap<string, ResolvedSettings>;
 }
 
 /** How much one batch may ask for. */
@@ -85,6 +89,15 @@ export interface RouteContext<Params, Query, Body> {
   body: Body;
   requestId: string;
   services: AppServices;
+  /** Values hooks set for this request (see `Locals`). */
+  locals: Locals;
+}
+
+/** Reads a query string a zod schema cannot describe (a collection's filters), and documents it. */
+export interface QueryParser<T> {
+  parse(search: URLSearchParams): T;
+  /** The OpenAPI parameters it takes. */
+  parameters(): Array<Record<string, unknown>>;
 }
 
 /** Extra documentation a route may carry beyond its schemas (raw routes, non-JSON answers). */
@@ -126,7 +139,10 @@ export interface RouteDefinition<
    */
   auth?: 'admin' | 'public';
   params?: P;
+  /** The query string, validated by a zod schema; or `queryParser` for what a schema cannot say. */
   query?: Q;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed query's type flows to the handler
+  queryParser?: QueryParser<any>;
   /** A JSON body, validated by this schema. Without it the body is left unread. */
   body?: B;
   /** More for the API reference, where the schemas do not say it all. */
@@ -176,3 +192,31 @@ export const routeBatchable = (route: Pick<RouteDefinition, 'batchable' | 'docs'
 /** The access a route needs, with the default applied. */
 export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'public' =>
   route.auth ?? (route.method === 'GET' ? 'public' : 'admin');
+
+/**
+ * A `defineRoute` whose handlers receive more in their context: `extend`
+ * runs first for each request and what it returns is added, typed (the
+ * caller from a header, a tenant from the path…). It may throw a
+ * `BerthError` to refuse the request.
+ *
+ * @example
+ * const withTenant = routesWith(({ request }) => ({ tenant: request.headers.get('x-tenant') ?? 'main' }))
+ * withTenant({ method: 'GET', path: '/report', summary: 'Report', handler: ({ tenant }) => ({ tenant }) })
+ */
+export function routesWith<Extra extends object>(
+  extend: (context: RouteContext<unknown, unknown, unknown>) => Extra | Promise<Extra>,
+) {
+  return <
+    P extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(
+    route: Omit<RouteDefinition<P, Q, B>, 'handler'> & {
+      handler(context: RouteContext<Infer<P>, Infer<Q>, Infer<B>> & Extra): unknown;
+    },
+  ): RouteDefinition<P, Q, B> =>
+    defineRoute<P, Q, B>({
+      ...route,
+      handler: async (context) => route.handler({ ...context, ...(await extend(context as never)) }),
+    });
+}

@@ -3,12 +3,10 @@ import { createServer, type Server } from 'node:http';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
 import { setupMaster as setupSticky } from '@socket.io/sticky';
 import type { App } from '../core/index.js';
-import { announceToken, ensureAdminToken } from './admin-token-store.js';
-import { createLogger, type NodeLogger } from './logger.js';
-import { openStorage } from './open-storage.js';
-import { logRoutes } from './route-log.js';
+import { boot } from './boot.js';
+import type { NodeLogger } from './logger.js';
 import { SettingError } from './setting-error.js';
-import { resolveSettings, type StartFlags } from './settings.js';
+import type { StartFlags } from './settings.js';
 
 /** Messages between the primary and its workers. */
 export const clusterMessages = { ready: 'berth:ready', shutdown: 'berth:shutdown' } as const;
@@ -41,26 +39,18 @@ export async function startCluster(
   app: App,
   options: { flags: StartFlags; argv: string[]; cwd?: string; env?: Record<string, string | undefined> },
 ): Promise<{ port: number; logger: NodeLogger; close(): Promise<void> }> {
-  const settings = resolveSettings({
-    cwd: options.cwd ?? process.cwd(),
+  // Migrations, the admin token and the route table, once, before any worker starts.
+  const booted = await boot(app, {
     flags: options.flags,
-    processEnv: options.env ?? process.env,
-    ...(app.options.mode ? { modeInCode: app.options.mode } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    showNewToken: process.stdout.isTTY === true,
+    logRoutes: true,
   });
-  const { logger } = createLogger(settings.mode.value, app.name);
+  await booted.storage.close();
+  const { settings, logger } = booted;
   const count = settings.workers.value;
   logger.info({ workers: count }, `cluster: ${count} workers (from ${settings.workers.source})`);
-
-  const storage = openStorage(settings, logger);
-  await storage.migrate([...app.collections], (step) =>
-    logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
-  );
-  await storage.close();
-  const token = await ensureAdminToken(settings.dataDir.value, settings.adminToken.value, {
-    create: process.stdout.isTTY === true,
-  });
-  announceToken(logger, token, app.name, settings.cwd);
-  logRoutes(logger, app.routes);
 
   const server = createServer();
   setupSticky(server, { loadBalancingMethod: 'round-robin' });

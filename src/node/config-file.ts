@@ -25,9 +25,15 @@ export interface LoadedConfig {
 
 /**
  * Reads the config file: `explicitPath` (from `--config`) must exist;
- * otherwise `berth.config.json` in `cwd` is optional.
+ * otherwise `berth.config.json` in `cwd` is optional. Besides Berth's keys
+ * it holds one object per module with settings (`sections`: module name →
+ * its setting names); any other key is an error that says where it goes.
  */
-export function loadConfigFile(cwd: string, explicitPath?: string): LoadedConfig {
+export function loadConfigFile(
+  cwd: string,
+  explicitPath?: string,
+  sections: ReadonlyMap<string, readonly string[]> = new Map(),
+): LoadedConfig {
   const path = resolve(cwd, explicitPath ?? configFileName);
   let text: string;
   try {
@@ -43,10 +49,24 @@ export function loadConfigFile(cwd: string, explicitPath?: string): LoadedConfig
   } catch (error) {
     throw new SettingError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
-  const result = ConfigFile.safeParse(json);
+  const schema = sections.size
+    ? ConfigFile.extend(
+        Object.fromEntries([...sections.keys()].map((name) => [name, z.unknown().optional()])),
+      )
+    : ConfigFile;
+  const result = schema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const key = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      const owner = [...sections].find(([, keys]) => keys.includes(key))?.[0];
+      throw new SettingError(
+        owner
+          ? `${path}: "${key}" is a setting of the ${owner} module: put it under "${owner}", as { "${owner}": { "${key}": … } }`
+          : `${path}: "${issue.keys.join(', ')}" is not a setting: Berth's are listed in the README's configuration table${sections.size ? `, and modules' go under their names (${[...sections.keys()].join(', ')})` : ''}`,
+      );
+    }
+    const key = issue.path.join('.');
     throw new SettingError(`${path}: ${key ? `"${key}": ` : ''}${issue.message}`);
   }
   return { path, values: result.data as ConfigFile };

@@ -46,6 +46,11 @@ export class HttpListener {
     this.server.on('clientError', answerClientError);
   }
 
+  /** The instance that serves new requests. */
+  get instance(): AppInstance {
+    return this.#instance;
+  }
+
   /** Serves new requests with another instance (a reload); requests in flight finish on the old one. */
   use(instance: AppInstance): void {
     this.#instance = instance;

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import type { Logger } from '../core/index.js';
+import type { Logger, StorageDriver } from '../core/index.js';
 import { openPostgresStorage } from '../storage/postgres.js';
-import type { Storage } from '../storage/repository.js';
 import { openSqliteStorage } from '../storage/sqlite.js';
 import type { Settings } from './settings.js';
 
@@ -9,7 +8,10 @@ import type { Settings } from './settings.js';
 export const sqliteFileName = 'berth.sqlite';
 
 /** PostgreSQL when `DATABASE_URL` is set, else the embedded SQLite file in the data directory. */
-export function openStorage(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>, logger: Logger): Storage {
+export function openStorage(
+  settings: Pick<Settings, 'databaseUrl' | 'dataDir'>,
+  logger: Logger,
+): StorageDriver {
   const url = settings.databaseUrl.value;
   if (url) {
     return openPostgresStorage(url, {

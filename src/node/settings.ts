@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { Mode } from '../core/index.js';
+import type { App } from '../core/index.js';
 import { loadConfigFile, type LoadedConfig } from './config-file.js';
 import { mergeEnvironment, readEnvFile, type Environment } from './env-file.js';
 import {
@@ -79,13 +79,18 @@ export function resolveSettings(options: {
   cwd: string;
   flags: StartFlags;
   processEnv: Record<string, string | undefined>;
-  modeInCode?: Mode;
+  /** The app: its mode in code, and its modules' settings, whose sections the config file may hold. */
+  app?: Pick<App, 'options' | 'settings'>;
 }): Settings {
   const { cwd, flags } = options;
   const env = mergeEnvironment(options.processEnv, readEnvFile(cwd));
-  const config = loadConfigFile(cwd, flags.config ?? env.get('BERTH_CONFIG')?.value);
+  const sections = new Map(
+    (options.app?.settings ?? []).map((each) => [each.module, Object.keys(each.specs)]),
+  );
+  const config = loadConfigFile(cwd, flags.config ?? env.get('BERTH_CONFIG')?.value, sections);
   const context: SettingContext = { cwd, configDir: config.path ? dirname(config.path) : undefined };
-  const inCode: Record<string, unknown> = options.modeInCode ? { mode: options.modeInCode } : {};
+  const modeInCode = options.app?.options.mode;
+  const inCode: Record<string, unknown> = modeInCode ? { mode: modeInCode } : {};
   const resolved: Record<string, Sourced<unknown>> = {};
   for (const [name, spec] of Object.entries(settingTable) as Array<[string, SettingSpec<unknown>]>) {
     resolved[name] = resolveOne(name, spec, {

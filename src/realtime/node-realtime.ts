@@ -54,6 +54,8 @@ export interface NodeRealtime {
 export function createNodeRealtime(
   app: App,
   context: {
+    /** Where socket.io is served (without slashes). */
+    path: string;
     events: EventBus;
     logger: Logger;
     mode: Mode;
@@ -65,10 +67,8 @@ export function createNodeRealtime(
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
     adapter?: SocketIoOptions['adapter'];
   },
-): NodeRealtime | undefined {
-  const path = app.realtimePath;
-  if (path === undefined) return undefined;
-  const { settings, logger } = context;
+): NodeRealtime {
+  const { path, settings, logger } = context;
   const monitor = new RealtimeMonitor();
   const allowOrigin = (request: IncomingMessage): boolean =>
     originAllowed(request.headers.origin, request.headers.host, {

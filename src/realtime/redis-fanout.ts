@@ -1,7 +1,6 @@
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Redis } from 'ioredis';
-import type { Logger } from '../core/index.js';
-import { redactUrl } from '../storage/postgres.js';
+import { redactUrl, type Logger } from '../core/index.js';
 
 type Queued = { toArray?: () => Array<{ command?: { promise?: Promise<unknown> } }> };
 

@@ -99,7 +99,7 @@ export interface LoadResult {
 /**
  * A service manager: systemd or launchd. Each method throws a ServiceError
  * the user can act on. `load` starts the service and returns without
- * waiting; `waitUntilServing` (wait-until-serving.ts) watches it come up.
+ * waiting; `waitUntilServing` (cli/wait-until-serving.ts) watches it come up.
  *
  * @example
  * const manager = await pickServiceManager('user')

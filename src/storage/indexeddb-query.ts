@@ -1,10 +1,15 @@
-import { BerthError } from '../core/errors.js';
-import type { CollectionDefinition, StoredRecord } from './collection.js';
-import { knownColumns } from './sql-query.js';
-import type { Condition, ListQuery, ListResult } from './repository.js';
+import {
+  BerthError,
+  type CollectionDefinition,
+  type Condition,
+  type ListQuery,
+  type ListResult,
+  type Row,
+} from '../core/index.js';
 
-/** A record as the IndexedDB driver keeps it: every field present, `null` when empty. */
-export type Row = Record<string, unknown> & StoredRecord;
+/** The columns a query may filter or sort on: the fields plus id and timestamps. */
+const knownColumns = (collection: CollectionDefinition): Set<string> =>
+  new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */
 const compare = (a: unknown, b: unknown): number => {
@@ -41,13 +46,14 @@ function matches(row: Row, condition: Condition): boolean {
 }
 
 /**
- * Answers a list query over rows held in memory with the semantics of
- * `sql-query.ts`: the same field checks (unknown field → 400), conditions
+ * Answers a list query over rows held in memory with the semantics of the
+ * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
  * joined by AND, free text in the searchable fields (ignored when there are
- * none), ORDER BY with `id` last, LIMIT and OFFSET, and the total.
+ * none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
+ * LIMIT and OFFSET, and the total.
  */
 export function listRows(
-  collection: CollectionDefinition<object>,
+  collection: CollectionDefinition,
   rows: Iterable<Row>,
   query: ListQuery,
 ): ListResult<Row> {
@@ -60,7 +66,7 @@ export function listRows(
   for (const condition of where) check(condition.field);
   for (const order of query.orderBy ?? []) check(order.field);
 
-  const searchable = query.search ? (collection.searchable ?? []) : [];
+  const searchable = query.search ? collection.searchable : [];
   const search = query.search?.toLowerCase() ?? '';
   const matching: Row[] = [];
   for (const row of rows) {
@@ -76,13 +82,24 @@ export function listRows(
       continue;
     matching.push(row);
   }
-  const order = [...(query.orderBy ?? []), { field: 'id', direction: 'asc' as const }];
-  matching.sort((a, b) => {
+  const order = [
+    ...(query.orderBy ?? []).filter(({ field }) => field !== 'id'),
+    { field: 'id', direction: 'asc' as const },
+  ];
+  const byOrder = (a: Row, b: Row): number => {
     for (const { field, direction } of order) {
       const result = compare(a[field], b[field]);
       if (result !== 0) return direction === 'desc' ? -result : result;
     }
     return 0;
-  });
-  return { items: matching.slice(query.offset, query.offset + query.limit), total: matching.length };
+  };
+  matching.sort(byOrder);
+  let start = query.offset ?? 0;
+  if (query.after) {
+    // Keyset paging: the first row strictly after the given key values.
+    const key = Object.fromEntries(order.map(({ field }, i) => [field, query.after![i] ?? null])) as Row;
+    const first = matching.findIndex((row) => byOrder(row, key) > 0);
+    start = (first < 0 ? matching.length : first) + (query.offset ?? 0);
+  }
+  return { items: matching.slice(start, start + query.limit), total: matching.length };
 }

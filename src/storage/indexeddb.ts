@@ -1,9 +1,15 @@
 import { Dexie, type Table } from 'dexie';
-import { BerthError } from '../core/errors.js';
-import type { CollectionDefinition } from './collection.js';
-import { listRows, type Row } from './indexeddb-query.js';
-import { newRecordId } from './record-id.js';
-import type { MigrationStep, Repository, Storage } from './repository.js';
+import {
+  BerthError,
+  MigrationError,
+  type CollectionDefinition,
+  type DriverRepository,
+  type DriverScope,
+  type MigrationStep,
+  type Row,
+  type StorageDriver,
+} from '../core/index.js';
+import { listRows } from './indexeddb-query.js';
 
 /** Which fields each collection had at its last migration, to report the fields added since. */
 const metaTable = 'berth_collections';
@@ -45,11 +51,11 @@ function storageError(collection: string, error: unknown): unknown {
 }
 
 /** Dexie's schema line for a collection: primary key, then indexes (`&` unique). */
-const schemaOf = (collection: CollectionDefinition<object>): string =>
+const schemaOf = (collection: CollectionDefinition): string =>
   [
     'id',
     ...Object.entries(collection.fields)
-      .filter(([, field]) => field.unique || field.indexed)
+      .filter(([, field]) => field.unique || field.indexed || field.kind === 'reference')
       .map(([name, field]) => `${field.unique ? '&' : ''}${name}`),
   ].join(', ');
 
@@ -81,34 +87,82 @@ async function readInstalled(name: string) {
   }
 }
 
+/** Serialises writes: in this context, and (with the Web Locks API) across the page, its tabs and its Service Worker. */
+function writeLock(name: string) {
+  let held: Promise<void> = Promise.resolve();
+  const locks = typeof navigator === 'object' ? (navigator as { locks?: LockManager }).locks : undefined;
+  return <R>(work: () => Promise<R>): Promise<R> => {
+    const run = locks ? () => locks.request(`berth-indexeddb:${name}`, work) : work;
+    const result = held.then(run, run);
+    held = result.then(
+      () => {},
+      () => {},
+    );
+    return result as Promise<R>;
+  };
+}
+
 /**
  * IndexedDB storage through Dexie, for in-browser servers (pages and
  * Service Workers). Each collection is an object store; unique fields are
  * unique indexes. When the collections' indexes change, the database opens
  * at the next Dexie schema version (stores it does not know are kept).
  * Queries have the semantics of the SQL drivers; the storage contract suite
- * runs here too. When IndexedDB is missing or fails, every request that
- * needs it answers 503 with the reason; over quota, writes answer 507.
+ * runs here too. Writes take one lock (across the page and its Service
+ * Worker where the Web Locks API exists); a transaction holds it and undoes
+ * its writes when it fails. When IndexedDB is missing or fails, every
+ * request that needs it answers 503 with the reason; over quota, writes
+ * answer 507.
  *
  * @example
- * const storage = openIndexedDbStorage('my-app')
- * await storage.migrate([usersCollection])
- * await storage.repository(usersCollection).create({ name: 'Ada', email: 'ada@example.org', role: 'member' })
+ * const storage = createDataStore(openIndexedDbStorage('my-app'), { collections: [users] })
  */
-export function openIndexedDbStorage(name = 'berth'): Storage {
+export function openIndexedDbStorage(name = 'berth'): StorageDriver {
   let db: Dexie | undefined;
   let failure: BerthError | undefined;
-  let repositories = new WeakMap<object, Repository<object>>();
+  let stores = new Map<string, Store>();
+  const lock = writeLock(name);
   const database = (): Dexie => {
     if (db) return db;
     if (failure) throw new BerthError(failure.code, failure.message, { cause: failure });
     throw new BerthError('BERTH_UNAVAILABLE', `IndexedDB "${name}" is not open yet (migrate it first)`);
   };
+  const storeOf = (collection: CollectionDefinition): Store => {
+    let store = stores.get(collection.name);
+    if (!store) {
+      store = createStore(
+        () => database().table(collection.name),
+        collection,
+        `berth-indexeddb:${name}:${collection.name}`,
+      );
+      stores.set(collection.name, store);
+    }
+    return store;
+  };
+  /** Writes outside a transaction take the lock one by one. */
+  const outside: DriverScope = {
+    repository: (collection) => repositoryOver(storeOf(collection), lock, undefined),
+  };
 
   return {
     driver: 'indexeddb',
     location: `IndexedDB "${name}"`,
+    repository: (collection) => outside.repository(collection),
+    transaction: (work) =>
+      lock(async () => {
+        const undo: Array<() => Promise<unknown>> = [];
+        const inside: DriverScope = {
+          repository: (collection) => repositoryOver(storeOf(collection), (step) => step(), undo),
+        };
+        try {
+          return await work(inside);
+        } catch (error) {
+          for (const step of undo.reverse()) await step().catch(() => {});
+          throw error;
+        }
+      }),
     async migrate(collections, onStep = () => {}) {
+      const created: string[] = [];
       try {
         if (typeof indexedDB === 'undefined' || indexedDB === null) {
           throw new BerthError(
@@ -131,30 +185,40 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
 
         for (const collection of collections) {
           const fields = Object.keys(collection.fields);
+          const required = fields.filter((field) => collection.fields[field]!.required);
           const before = installed.fields.get(collection.name);
+          const table = next.table(collection.name);
           const step = (action: MigrationStep['action'], detail: string) =>
             onStep({ collection: collection.name, action, detail });
           if (!before) {
             step('create', `object store ${collection.name}`);
-            const seed = collection.seed?.() ?? [];
-            if (seed.length) {
-              const now = new Date().toISOString();
-              const rows = seed.map((values) => ({
-                ...values,
-                id: newRecordId(),
-                createdAt: now,
-                updatedAt: now,
-              }));
-              await next.table(collection.name).bulkAdd(rows);
-              step('seed', `${seed.length} records`);
-            }
+            created.push(collection.name);
           } else {
+            // As in SQL: a field that is (or becomes) required needs a value in every record.
+            const records = await table.count();
+            for (const field of required) {
+              const definition = collection.fields[field]!;
+              const missing =
+                records === 0
+                  ? 0
+                  : await table.filter((row) => row[field] === undefined || row[field] === null).count();
+              if (missing === 0) continue;
+              if (definition.default === undefined) {
+                throw new MigrationError(
+                  `${collection.name}.${field} is required, but ${missing} ${collection.name} records have no value: give the field a default, or declare it with required: false`,
+                );
+              }
+              await table
+                .filter((row) => row[field] === undefined || row[field] === null)
+                .modify({ [field]: definition.default });
+            }
             for (const field of fields)
               if (!before.includes(field)) step('add-field', `${collection.name}.${field}`);
           }
           await next.table(metaTable).put({ name: collection.name, fields });
         }
       } catch (error) {
+        if (error instanceof MigrationError) throw error;
         const translated = storageError('storage', error);
         // Remembered, so that every request that needs storage answers with this reason.
         failure =
@@ -169,26 +233,24 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
               );
         throw failure;
       } finally {
-        repositories = new WeakMap();
+        stores = new Map();
       }
-    },
-    repository<T extends object>(collection: CollectionDefinition<T>): Repository<T> {
-      let repository = repositories.get(collection);
-      if (!repository) {
-        repository = createRepository(
-          () => database().table(collection.name),
-          collection as CollectionDefinition<object>,
-          `berth-indexeddb:${name}:${collection.name}`,
-        );
-        repositories.set(collection, repository);
-      }
-      return repository as Repository<T>;
+      return { created };
     },
     async close() {
       db?.close();
       db = undefined;
     },
   };
+}
+
+/** One collection's object store with its in-memory copy. */
+interface Store {
+  rows(): Promise<Map<string, Row>>;
+  table(): Table;
+  /** Keeps this context's copy current after a write, and tells the other contexts theirs is stale. */
+  wrote(change: { put?: Row; removed?: string }): void;
+  collection: CollectionDefinition;
 }
 
 /**
@@ -198,23 +260,37 @@ export function openIndexedDbStorage(name = 'berth'): Storage {
  * over a BroadcastChannel, that they wrote. Callers get copies, never the
  * cached records themselves.
  */
-function createRepository(
-  table: () => Table,
-  collection: CollectionDefinition<object>,
-  channelName: string,
-): Repository<object> {
+function createStore(table: () => Table, collection: CollectionDefinition, channelName: string): Store {
   const fields = Object.keys(collection.fields);
   let cache: Map<string, Row> | undefined;
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', () => (cache = undefined));
-  const wrote = (): void => channel?.postMessage('changed');
   // A field added by a later migration reads as null on older records, as in SQL.
   const complete = (row: Row): Row => {
     for (const field of fields) if (!(field in row)) row[field] = null;
     return row;
   };
-  const rows = async (): Promise<Map<string, Row>> =>
-    (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, complete(row)])));
+  return {
+    collection,
+    table,
+    rows: async () =>
+      (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, complete(row)]))),
+    wrote({ put, removed }) {
+      if (put) cache?.set(put.id, put);
+      if (removed !== undefined) cache?.delete(removed);
+      channel?.postMessage('changed');
+    },
+  };
+}
+
+/** Reads and writes on one store; `undo` (inside a transaction) collects how to take each write back. */
+function repositoryOver(
+  store: Store,
+  lock: <R>(work: () => Promise<R>) => Promise<R>,
+  undo: Array<() => Promise<unknown>> | undefined,
+): DriverRepository {
+  const { collection } = store;
+  const fields = Object.keys(collection.fields);
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
@@ -222,49 +298,64 @@ function createRepository(
       throw storageError(collection.name, error);
     }
   };
-
+  const put = async (row: Row): Promise<void> => {
+    await store.table().put(row);
+    store.wrote({ put: row });
+  };
+  const remove = async (id: string): Promise<void> => {
+    await store.table().delete(id);
+    store.wrote({ removed: id });
+  };
   return {
     list: (query) =>
       guard(async () => {
-        const { items, total } = listRows(collection, (await rows()).values(), query);
+        const { items, total } = listRows(collection, (await store.rows()).values(), query);
         return { items: items.map((row) => ({ ...row })), total };
       }),
     get: (id) =>
       guard(async () => {
-        const row = (await rows()).get(id);
+        const row = (await store.rows()).get(id);
         return row && { ...row };
       }),
-    create: (values) =>
+    count: (field, value) =>
       guard(async () => {
-        const now = new Date().toISOString();
-        const given = values as Record<string, unknown>;
-        const row = { id: newRecordId() } as Row; // keys in the SQL drivers' column order
-        for (const field of fields) row[field] = given[field] ?? null;
-        Object.assign(row, { createdAt: now, updatedAt: now });
-        await table().add(row);
-        cache?.set(row.id, row);
-        wrote();
-        return { ...row };
+        let count = 0;
+        for (const row of (await store.rows()).values()) if (row[field] === value) count++;
+        return count;
       }),
+    insert: (given) =>
+      guard(() =>
+        lock(async () => {
+          const row = { id: given.id } as Row; // keys in the SQL drivers' column order
+          for (const field of fields) row[field] = given[field] ?? null;
+          Object.assign(row, { createdAt: given.createdAt, updatedAt: given.updatedAt });
+          await store.table().add(row);
+          store.wrote({ put: row });
+          undo?.push(() => remove(row.id));
+          return { ...row };
+        }),
+      ),
     update: (id, patch) =>
-      guard(async () => {
-        const existing = (await rows()).get(id);
-        if (!existing) return undefined;
-        const given = patch as Record<string, unknown>;
-        const row: Row = { ...existing, updatedAt: new Date().toISOString() };
-        for (const field of fields) if (field in given) row[field] = given[field] ?? null;
-        await table().put(row);
-        cache?.set(id, row);
-        wrote();
-        return { ...row };
-      }),
+      guard(() =>
+        lock(async () => {
+          const existing = (await store.rows()).get(id);
+          if (!existing) return undefined;
+          const row: Row = { ...existing };
+          for (const field of [...fields, 'updatedAt']) if (field in patch) row[field] = patch[field] ?? null;
+          await put(row);
+          undo?.push(() => put(existing));
+          return { ...row };
+        }),
+      ),
     delete: (id) =>
-      guard(async () => {
-        if (!(await rows()).has(id)) return false;
-        await table().delete(id);
-        cache?.delete(id);
-        wrote();
-        return true;
-      }),
+      guard(() =>
+        lock(async () => {
+          const existing = (await store.rows()).get(id);
+          if (!existing) return false;
+          await remove(id);
+          undo?.push(() => put(existing));
+          return true;
+        }),
+      ),
   };
 }

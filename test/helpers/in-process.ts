@@ -5,23 +5,35 @@ import {
   type App,
   type AppServices,
   type Logger,
+  type StorageDriver,
 } from '../../src/core/index.js';
+import { withBerthModules } from '../../src/modules/berth-modules.js';
 import { openSqliteStorage } from '../../src/storage/sqlite.js';
 
 export const adminToken = 'test-admin-token-0123456789';
 
-/** Instantiates an app on an in-memory SQLite database, for in-process request tests. */
-export async function instantiate(app: App, overrides: Partial<AppServices> & { logger?: Logger } = {}) {
-  const storage = openSqliteStorage(':memory:');
-  await storage.migrate([...app.collections]);
+/**
+ * Instantiates an app with Berth's own modules on an in-memory SQLite
+ * database (or the given driver), for in-process request tests that need
+ * more control than `app.request` gives (services, logger, admin access).
+ */
+export async function instantiate(
+  bare: App,
+  overrides: Partial<Omit<AppServices, 'storage'>> & { logger?: Logger; driver?: StorageDriver } = {},
+) {
+  const app = withBerthModules(bare, { realtimePath: undefined });
+  const { driver, ...rest } = overrides;
+  const events = overrides.events ?? new EventBus();
+  const storage = app.createStorage(driver ?? openSqliteStorage(':memory:'), events);
+  await storage.migrate(app.collections);
   const services: AppServices = {
     storage,
     logger: silentLogger,
-    events: new EventBus(),
+    events,
     mode: 'release',
     bodyLimit: 1024 * 1024,
     adminTokenHash: await hashToken(adminToken),
-    ...overrides,
+    ...rest,
   };
   const instance = app.instantiate(services);
   const request = (path: string, init: RequestInit & { json?: unknown; admin?: boolean } = {}) => {
@@ -34,5 +46,5 @@ export async function instantiate(app: App, overrides: Partial<AppServices> & { 
     }
     return instance.fetch(new Request(`http://localhost${path}`, { ...init, headers, body: body ?? null }));
   };
-  return { instance, services, storage, request };
+  return { app, instance, services, storage, events, request };
 }

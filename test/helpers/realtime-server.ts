@@ -13,6 +13,7 @@ import {
 } from '../../src/core/index.js';
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
+import { defaultRealtimePath, withBerthModules } from '../../src/modules/berth-modules.js';
 import { createNodeRealtime } from '../../src/realtime/node-realtime.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../../src/realtime/realtime-settings.js';
 import { openSqliteStorage } from '../../src/storage/sqlite.js';
@@ -29,25 +30,26 @@ export async function startRealtimeServer(
     modules?: ModuleDefinition[];
   } = {},
 ) {
-  const app = createApp({
-    name: 'realtime-test',
-    modules: options.modules ?? [booksModule, chatModule],
-    ...(options.path ? { realtime: { path: options.path } } : {}),
-  });
-  const storage = openSqliteStorage(':memory:');
-  await storage.migrate([...app.collections]);
+  const realtimePath = options.path ?? defaultRealtimePath;
+  const app = withBerthModules(
+    createApp({ name: 'realtime-test', modules: options.modules ?? [booksModule, chatModule] }),
+    { realtimePath },
+  );
   const events = new EventBus();
+  const storage = app.createStorage(openSqliteStorage(':memory:'), events);
+  await storage.migrate(app.collections);
   const tokenHash = await hashToken(adminToken);
   const mode = options.mode ?? 'release';
   const logger = options.logger ?? silentLogger;
   const realtime = createNodeRealtime(app, {
+    path: realtimePath,
     events,
     logger,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     adminTokenHash: () => tokenHash,
-  })!;
+  });
   const instance = app.instantiate({
     storage,
     logger: silentLogger,

@@ -1,37 +1,59 @@
-import { BerthError, defineCollection, type Storage } from '../../src/core/index.js';
+import {
+  BerthError,
+  EventBus,
+  MigrationError,
+  collectionHooks,
+  createDataStore,
+  defineCollection,
+  field,
+  type ChangeEvent,
+  type CollectionDefinition,
+  type CollectionHooks,
+  type Fields,
+  type Storage,
+  type StorageDriver,
+} from '../../src/core/index.js';
 
-interface Gadget {
-  name: string;
-  size: number | null;
-  price: number | null;
-  active: boolean | null;
-  tags: string[] | null;
-  serial: string | null;
-}
-
-const gadgets = defineCollection<Gadget>({
+const gadgets = defineCollection({
   name: 'gadgets',
   fields: {
-    name: { type: 'text', indexed: true },
-    size: { type: 'integer', required: false },
-    price: { type: 'real', required: false },
-    active: { type: 'boolean', required: false },
-    tags: { type: 'json', required: false },
-    serial: { type: 'text', required: false, unique: true },
+    name: field.text({ indexed: true, searchable: true }),
+    size: field.integer({ required: false }),
+    price: field.real({ required: false }),
+    active: field.boolean({ required: false }),
+    tags: field.json(undefined, { required: false }),
+    serial: field.text({ required: false, unique: true }),
+    kind: field.enum(['tool', 'toy'], { default: 'tool' }),
+    made: field.date({ required: false }),
+    seen: field.datetime({ required: false }),
+    secret: field.text({ required: false, hidden: true }),
   },
-  searchable: ['name'],
-  seed: () => [{ name: 'Seeded', size: 0, price: null, active: null, tags: null, serial: null }],
+  sort: 'name',
+  seed: () => [{ name: 'Seeded', size: 0 }],
 });
 
-const gadget = (name: string, size: number, extra: Partial<Gadget> = {}): Gadget => ({
-  name,
-  size,
-  price: null,
-  active: null,
-  tags: null,
-  serial: null,
-  ...extra,
+const parts = defineCollection({
+  name: 'parts',
+  fields: {
+    label: field.text(),
+    gadget: field.reference(gadgets, { onDelete: 'cascade' }),
+  },
 });
+
+const notes = defineCollection({
+  name: 'notes',
+  fields: {
+    text: field.text(),
+    gadget: field.reference('gadgets', { required: false, onDelete: 'set-null' }),
+  },
+});
+
+const locks = defineCollection({
+  name: 'locks',
+  fields: { gadget: field.reference('gadgets') },
+});
+
+const collections: CollectionDefinition<Fields>[] = [gadgets, parts, notes, locks] as never;
 
 /** What the cases need from a test runner: vitest in Node, a small runner in Chromium. */
 export interface ContractRunner {
@@ -41,174 +63,368 @@ export interface ContractRunner {
 }
 
 /**
- * The contract every storage driver keeps. `open` gives a fresh, empty
- * storage for each test; the suite migrates it itself. The same cases run
- * on SQLite and PostgreSQL (vitest) and on IndexedDB (in Chromium).
+ * The contract every storage driver keeps, through the data layer every
+ * runtime puts on it. `open` gives a fresh, empty driver for each test;
+ * the suite migrates it itself. The same cases run on SQLite and
+ * PostgreSQL (vitest) and on IndexedDB (in Chromium).
  */
-export function storageContractCases(runner: ContractRunner, open: () => Promise<Storage>): void {
+export function storageContractCases(runner: ContractRunner, open: () => Promise<StorageDriver>): void {
   const { it, expect } = runner;
-  {
-    async function ready() {
-      const storage = await open();
-      const steps: string[] = [];
-      await storage.migrate([gadgets], (step) => steps.push(`${step.action}:${step.detail}`));
-      return { storage, steps, repo: storage.repository(gadgets) };
-    }
 
-    it('creates the collection and seeds it once', async () => {
-      const { storage, steps, repo } = await ready();
-      expect(steps).toContain('seed:1 records');
-      const again: string[] = [];
-      await storage.migrate([gadgets], (step) => again.push(step.action));
-      expect(again).not.toContain('seed');
-      expect((await repo.list({ limit: 10, offset: 0 })).total).toBe(1);
-      await storage.close();
+  async function ready(hooks: Record<string, CollectionHooks<Fields>> = {}) {
+    const driver = await open();
+    const events: ChangeEvent[] = [];
+    const bus = new EventBus();
+    bus.subscribe((event) => events.push(event));
+    const storage = createDataStore(driver, {
+      collections,
+      events: bus,
+      hooks: new Map(Object.entries(hooks).map(([name, each]) => [name, [each]])),
     });
-
-    it('round-trips every field type', async () => {
-      const { storage, repo } = await ready();
-      const created = await repo.create(
-        gadget('Widget', 3, { price: 9.5, active: true, tags: ['a', 'b'], serial: 'S-1' }),
-      );
-      expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(created.createdAt).toBe(created.updatedAt);
-      const read = await repo.get(created.id);
-      expect(read).toEqual(created);
-      expect(read).toMatchObject({ price: 9.5, active: true, tags: ['a', 'b'], size: 3 });
-      await storage.close();
-    });
-
-    it('updates only the given fields and bumps updatedAt', async () => {
-      const { storage, repo } = await ready();
-      const created = await repo.create(gadget('Lamp', 1, { active: false }));
-      await new Promise((done) => setTimeout(done, 5));
-      const updated = await repo.update(created.id, { size: 2 });
-      expect(updated).toMatchObject({ name: 'Lamp', size: 2, active: false, createdAt: created.createdAt });
-      expect(updated!.updatedAt > created.updatedAt).toBe(true);
-      expect(await repo.update('no-such-id', { size: 1 })).toBeUndefined();
-      await storage.close();
-    });
-
-    it('deletes and reports whether anything was deleted', async () => {
-      const { storage, repo } = await ready();
-      const created = await repo.create(gadget('Fan', 1));
-      expect(await repo.delete(created.id)).toBe(true);
-      expect(await repo.get(created.id)).toBeUndefined();
-      expect(await repo.delete(created.id)).toBe(false);
-      await storage.close();
-    });
-
-    it('filters, searches, sorts and pages, with the total', async () => {
-      const { storage, repo } = await ready();
-      for (const [name, size] of [
-        ['Alpha 100%', 5],
-        ['beta', 3],
-        ['Gamma', 8],
-        ['alphabet', 1],
-      ] as const) {
-        await repo.create(gadget(name, size));
-      }
-      const bySize = await repo.list({
-        where: [{ field: 'size', op: 'gte', value: 3 }],
-        orderBy: [{ field: 'size', direction: 'desc' }],
-        limit: 2,
-        offset: 0,
-      });
-      expect(bySize.total).toBe(3);
-      expect(bySize.items.map((g) => g.name)).toEqual(['Gamma', 'Alpha 100%']);
-      const page2 = await repo.list({
-        where: [{ field: 'size', op: 'gte', value: 3 }],
-        orderBy: [{ field: 'size', direction: 'desc' }],
-        limit: 2,
-        offset: 2,
-      });
-      expect(page2.items.map((g) => g.name)).toEqual(['beta']);
-
-      const search = await repo.list({
-        search: 'ALPHA',
-        orderBy: [{ field: 'name', direction: 'asc' }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(search.items.map((g) => g.name).sort()).toEqual(['Alpha 100%', 'alphabet']);
-      const literalPercent = await repo.list({ search: '100%', limit: 10, offset: 0 });
-      expect(literalPercent.items.map((g) => g.name)).toEqual(['Alpha 100%']);
-      const caseFolded = await repo.list({
-        where: [{ field: 'name', op: 'contains', value: 'GAMMA' }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(caseFolded.items.map((g) => g.name)).toEqual(['Gamma']);
-      const notBeta = await repo.list({
-        where: [{ field: 'name', op: 'ne', value: 'beta' }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(notBeta.total).toBe(4);
-      const priceNotOne = await repo.list({
-        where: [{ field: 'price', op: 'ne', value: 1 }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(priceNotOne.total).toBe(0); // NULL <> 1 is not true: records without a price do not match
-      const contains = await repo.list({
-        where: [{ field: 'name', op: 'contains', value: 'et' }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(contains.items.map((g) => g.name).sort()).toEqual(['alphabet', 'beta']);
-      const eq = await repo.list({
-        where: [{ field: 'name', op: 'eq', value: 'beta' }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(eq.total).toBe(1);
-      const nulls = await repo.list({
-        where: [{ field: 'serial', op: 'eq', value: null }],
-        limit: 1,
-        offset: 0,
-      });
-      expect(nulls.total).toBe(5);
-      await storage.close();
-    });
-
-    it('a duplicate unique value is a conflict, not a crash', async () => {
-      const { storage, repo } = await ready();
-      await repo.create(gadget('One', 1, { serial: 'X-1' }));
-      const duplicate = repo.create(gadget('Two', 2, { serial: 'X-1' }));
-      await expect(duplicate).rejects.toBeInstanceOf(BerthError);
-      await expect(duplicate).rejects.toMatchObject({ code: 'BERTH_CONFLICT', status: 409 });
-      await storage.close();
-    });
-
-    it('an unknown field in a query is a bad request', async () => {
-      const { storage, repo } = await ready();
-      const query = repo.list({ where: [{ field: 'nope', op: 'eq', value: 1 }], limit: 1, offset: 0 });
-      await expect(query).rejects.toMatchObject({ code: 'BERTH_BAD_REQUEST' });
-      await storage.close();
-    });
-
-    it('adds a new field to an existing collection; older records read it as null', async () => {
-      const { storage, repo: before } = await ready();
-      const older = await before.create(gadget('Plain', 1));
-      const grown = defineCollection<Gadget & { colour: string | null }>({
-        name: gadgets.name,
-        fields: { ...gadgets.fields, colour: { type: 'text', required: false } },
-      });
-      const steps: string[] = [];
-      await storage.migrate([grown], (step) => steps.push(`${step.action}:${step.detail}`));
-      expect(steps).toEqual(['add-field:gadgets.colour']);
-      const repo = storage.repository(grown);
-      const created = await repo.create({ ...gadget('Painted', 1), colour: 'red' });
-      expect((await repo.get(created.id))?.colour).toBe('red');
-      expect(await repo.get(older.id)).toMatchObject({ name: 'Plain', colour: null });
-      const unpainted = await repo.list({
-        where: [{ field: 'colour', op: 'eq', value: null }],
-        limit: 10,
-        offset: 0,
-      });
-      expect(unpainted.items.map((g) => g.name).sort()).toEqual(['Plain', 'Seeded']);
-      await storage.close();
-    });
+    const steps: string[] = [];
+    await storage.migrate(collections, (step) =>
+      steps.push(`${step.collection}:${step.action}:${step.detail}`),
+    );
+    events.length = 0; // the seed's
+    return { driver, storage, steps, events, repo: storage.repository(gadgets) };
   }
+  const rejection = async (promise: Promise<unknown>): Promise<BerthError> => {
+    try {
+      await promise;
+    } catch (error) {
+      return error as BerthError;
+    }
+    throw new Error('expected a rejection');
+  };
+
+  it('creates the collections and seeds once; a migration with nothing to do changes nothing', async () => {
+    const { storage, steps, repo } = await ready();
+    expect(steps).toContain('gadgets:seed:1 records');
+    const again: string[] = [];
+    await storage.migrate(collections, (step) => again.push(step.action));
+    expect(again).toEqual([]);
+    expect((await repo.list({ limit: 10 })).total).toBe(1);
+    await storage.close();
+  });
+
+  it('round-trips every field kind, with defaults, and datetimes kept in UTC', async () => {
+    const { storage, repo } = await ready();
+    const created = await repo.create({
+      name: 'Widget',
+      size: 3,
+      price: 9.5,
+      active: true,
+      tags: ['a', { b: 1 }],
+      serial: 'S-1',
+      made: '2024-02-29',
+      seen: '2026-11-23T10:30:00+01:00',
+      secret: 's3cret',
+    });
+    expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.createdAt).toBe(created.updatedAt);
+    expect(created).toMatchObject({ kind: 'tool', seen: '2026-11-23T09:30:00.000Z', secret: 's3cret' });
+    const read = await repo.get(created.id);
+    expect(read).toEqual(created);
+    expect(read).toMatchObject({
+      price: 9.5,
+      active: true,
+      tags: ['a', { b: 1 }],
+      size: 3,
+      made: '2024-02-29',
+    });
+    await storage.close();
+  });
+
+  it('validates every write in the field types, with no coercion: required, kinds, enums, dates, unknown fields', async () => {
+    const { storage, repo } = await ready();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'name'],
+      [{ name: null }, 'name'],
+      [{ name: 42 }, 'name'],
+      [{ name: 'x', size: '3' }, 'size'],
+      [{ name: 'x', size: 1.5 }, 'size'],
+      [{ name: 'x', kind: 'car' }, 'kind'],
+      [{ name: 'x', made: '2024-02-30' }, 'made'],
+      [{ name: 'x', seen: 'yesterday' }, 'seen'],
+      [{ name: 'x', colour: 'red' }, '(record)'],
+    ];
+    for (const [values, path] of cases) {
+      const error = await rejection(repo.create(values as never));
+      expect({ values, code: error.code, status: error.status }).toEqual({
+        values,
+        code: 'BERTH_VALIDATION_FAILED',
+        status: 422,
+      });
+      expect(error.errors!.map((each) => each.path)).toContain(path);
+    }
+    const made = await repo.create({ name: 'ok' });
+    expect((await rejection(repo.update(made.id, { name: null } as never))).code).toBe(
+      'BERTH_VALIDATION_FAILED',
+    );
+    expect((await repo.list({ limit: 10 })).total).toBe(2);
+    await storage.close();
+  });
+
+  it('updates only the given fields and bumps updatedAt; deletes say whether anything was deleted', async () => {
+    const { storage, repo } = await ready();
+    const created = await repo.create({ name: 'Lamp', size: 1, active: false });
+    await new Promise((done) => setTimeout(done, 5));
+    const updated = await repo.update(created.id, { size: 2 });
+    expect(updated).toMatchObject({ name: 'Lamp', size: 2, active: false, createdAt: created.createdAt });
+    expect(updated!.updatedAt > created.updatedAt).toBe(true);
+    expect(await repo.update('no-such-id', { size: 1 })).toBeUndefined();
+    expect(await repo.delete(created.id)).toBe(true);
+    expect(await repo.get(created.id)).toBeUndefined();
+    expect(await repo.delete(created.id)).toBe(false);
+    await storage.close();
+  });
+
+  it('filters with every operator, searches, sorts (NULL first ascending) and pages, with the total', async () => {
+    const { storage, repo } = await ready();
+    const rows = [
+      {
+        name: 'Alpha 100%',
+        size: 5,
+        active: true,
+        kind: 'toy',
+        made: '2020-01-01',
+        seen: '2026-01-01T00:00:00Z',
+      },
+      { name: 'beta', size: 3, active: false, made: '2021-06-15', seen: '2026-06-01T12:00:00Z' },
+      { name: 'Gamma', size: 8, active: true, made: '2019-12-31' },
+      { name: 'alphabet', size: 1, kind: 'toy' },
+    ] as const;
+    for (const row of rows) await repo.create(row as never);
+    const names = async (query: Parameters<typeof repo.list>[0]) =>
+      (await repo.list({ orderBy: [{ field: 'name', direction: 'asc' }], ...query })).items.map(
+        (g) => g.name,
+      );
+    const where = (field: string, op: string, value: unknown) =>
+      names({ where: [{ field, op, value } as never], limit: 10 });
+    expect(await where('size', 'eq', 3)).toEqual(['beta']);
+    expect(await where('size', 'ne', 3)).toEqual(['Alpha 100%', 'Gamma', 'Seeded', 'alphabet']);
+    expect(await where('size', 'gt', 3)).toEqual(['Alpha 100%', 'Gamma']);
+    expect(await where('size', 'gte', 3)).toEqual(['Alpha 100%', 'Gamma', 'beta']);
+    expect(await where('size', 'lt', 3)).toEqual(['Seeded', 'alphabet']);
+    expect(await where('size', 'lte', 3)).toEqual(['Seeded', 'alphabet', 'beta']);
+    expect(await where('active', 'eq', true)).toEqual(['Alpha 100%', 'Gamma']);
+    expect(await where('active', 'eq', null)).toEqual(['Seeded', 'alphabet']);
+    expect(await where('active', 'ne', null)).toEqual(['Alpha 100%', 'Gamma', 'beta']);
+    expect(await where('kind', 'eq', 'toy')).toEqual(['Alpha 100%', 'alphabet']);
+    expect(await where('made', 'gte', '2020-01-01')).toEqual(['Alpha 100%', 'beta']);
+    expect(await where('made', 'lt', '2020-01-01')).toEqual(['Gamma']);
+    expect(await where('seen', 'gt', '2026-03-01T00:00:00.000Z')).toEqual(['beta']);
+    expect(await where('name', 'contains', 'GAMMA')).toEqual(['Gamma']);
+    expect(await where('name', 'contains', 'et')).toEqual(['alphabet', 'beta']);
+    expect(await where('price', 'ne', 1)).toEqual([]); // NULL <> 1 is not true
+    expect(await names({ search: 'ALPHA', limit: 10 })).toEqual(['Alpha 100%', 'alphabet']);
+    expect(await names({ search: '100%', limit: 10 })).toEqual(['Alpha 100%']);
+    const bySize = await repo.list({
+      where: [{ field: 'size', op: 'gte', value: 3 }],
+      orderBy: [{ field: 'size', direction: 'desc' }],
+      limit: 2,
+      offset: 0,
+    });
+    expect(bySize.total).toBe(3);
+    expect(bySize.items.map((g) => g.name)).toEqual(['Gamma', 'Alpha 100%']);
+    const page2 = await repo.list({
+      where: [{ field: 'size', op: 'gte', value: 3 }],
+      orderBy: [{ field: 'size', direction: 'desc' }],
+      limit: 2,
+      offset: 2,
+    });
+    expect(page2.items.map((g) => g.name)).toEqual(['beta']);
+    // NULL first ascending, last descending, on every engine.
+    const ascending = await names({ orderBy: [{ field: 'made', direction: 'asc' }], limit: 10 });
+    expect(ascending.slice(0, 2).sort()).toEqual(['Seeded', 'alphabet']);
+    expect(ascending.slice(2)).toEqual(['Gamma', 'Alpha 100%', 'beta']);
+    const descending = await names({ orderBy: [{ field: 'made', direction: 'desc' }], limit: 10 });
+    expect(descending.slice(0, 3)).toEqual(['beta', 'Alpha 100%', 'Gamma']);
+    await storage.close();
+  });
+
+  it('keyset paging (`after`) walks a sort with ties and NULLs in both directions, each record once', async () => {
+    const { storage, repo } = await ready();
+    for (let i = 0; i < 12; i++) await repo.create({ name: `G${i}`, size: i % 3 === 0 ? null : i % 4 });
+    for (const direction of ['asc', 'desc'] as const) {
+      const orderBy = [{ field: 'size', direction }];
+      const everything = (await repo.list({ orderBy, limit: 100 })).items.map((g) => g.id);
+      const walked: string[] = [];
+      let after: unknown[] | undefined;
+      for (;;) {
+        const page = await repo.list({ orderBy, limit: 5, ...(after ? { after } : {}) });
+        expect(page.total).toBe(13);
+        walked.push(...page.items.map((g) => g.id));
+        if (page.items.length < 5) break;
+        const last = page.items[page.items.length - 1]!;
+        after = [last.size, last.id];
+      }
+      expect(walked).toEqual(everything);
+    }
+    await storage.close();
+  });
+
+  it('a duplicate unique value is a 409 conflict, not a crash', async () => {
+    const { storage, repo } = await ready();
+    await repo.create({ name: 'One', serial: 'X-1' });
+    const error = await rejection(repo.create({ name: 'Two', serial: 'X-1' }));
+    expect(error).toBeInstanceOf(BerthError);
+    expect(error).toMatchObject({ code: 'BERTH_CONFLICT', status: 409 });
+    await storage.close();
+  });
+
+  it('references: a missing record is a 422; deleting a referenced one is a 409, or cascades, or sets null', async () => {
+    const { storage, repo, events } = await ready();
+    const gadget = await repo.create({ name: 'Parent' });
+    const missing = await rejection(storage.repository(parts).create({ label: 'x', gadget: 'no-such-id' }));
+    expect(missing).toMatchObject({ code: 'BERTH_VALIDATION_FAILED' });
+    expect(missing.errors).toEqual([
+      { path: 'gadget', message: 'no gadgets record has the id "no-such-id"' },
+    ]);
+    const part = await storage.repository(parts).create({ label: 'wheel', gadget: gadget.id });
+    const note = await storage.repository(notes).create({ text: 'about it', gadget: gadget.id });
+    const lock = await storage.repository(locks).create({ gadget: gadget.id });
+    const refused = await rejection(repo.delete(gadget.id));
+    expect(refused).toMatchObject({ code: 'BERTH_CONFLICT', status: 409 });
+    expect(refused.message).toBe(
+      '1 locks record references this gadgets record (locks.gadget): delete or change it first',
+    );
+    expect(await repo.get(gadget.id)).toBeDefined();
+    await storage.repository(locks).delete(lock.id);
+    events.length = 0;
+    expect(await repo.delete(gadget.id)).toBe(true);
+    expect(await storage.repository(parts).get(part.id)).toBeUndefined();
+    expect((await storage.repository(notes).get(note.id))?.gadget).toBeNull();
+    expect(events.map((event) => `${event.topic}:${event.action}`).sort()).toEqual([
+      'gadgets:deleted',
+      'notes:updated',
+      'parts:deleted',
+    ]);
+    await storage.close();
+  });
+
+  it('a transaction holds together: all its writes or none; its events only after it commits', async () => {
+    const { storage, repo, events } = await ready();
+    await storage.transaction(async (tx) => {
+      await tx.repository(gadgets).create({ name: 'First' });
+      await tx.repository(gadgets).create({ name: 'Second' });
+      expect(events).toEqual([]);
+    });
+    expect(events.map((event) => event.action)).toEqual(['created', 'created']);
+    events.length = 0;
+    const failed = await rejection(
+      storage.transaction(async (tx) => {
+        await tx.repository(gadgets).create({ name: 'Third' });
+        await tx.repository(gadgets).create({ name: 'Fourth', serial: 'S' });
+        await tx.repository(gadgets).create({ name: 'Fifth', serial: 'S' });
+      }),
+    );
+    expect(failed.code).toBe('BERTH_CONFLICT');
+    expect(events).toEqual([]);
+    expect((await repo.list({ limit: 10 })).items.map((g) => g.name).sort()).toEqual([
+      'First',
+      'Second',
+      'Seeded',
+    ]);
+    await storage.close();
+  });
+
+  it('"count, then insert" in transactions never passes its limit, even when they run at once', async () => {
+    const { storage, repo } = await ready();
+    const attempts = Array.from({ length: 6 }, (_, i) =>
+      storage.transaction(async (tx) => {
+        const { total } = await tx
+          .repository(gadgets)
+          .list({ where: [{ field: 'kind', op: 'eq', value: 'toy' }], limit: 1 });
+        if (total >= 3) return false;
+        await tx.repository(gadgets).create({ name: `Toy ${i}`, kind: 'toy' });
+        return true;
+      }),
+    );
+    expect((await Promise.all(attempts)).filter(Boolean)).toHaveLength(3);
+    expect((await repo.list({ where: [{ field: 'kind', op: 'eq', value: 'toy' }], limit: 10 })).total).toBe(
+      3,
+    );
+    await storage.close();
+  });
+
+  it('every write emits exactly one change event, without hidden fields; hooks run on every write path', async () => {
+    const seen: string[] = [];
+    const hooks = collectionHooks(gadgets, {
+      beforeCreate(values) {
+        if (values.name === 'Forbidden') throw new BerthError('BERTH_CONFLICT', 'not that name');
+        seen.push(`before ${values.name}`);
+        return { name: values.name.toUpperCase() };
+      },
+      async afterCreate(record, { tx }) {
+        seen.push(`after ${record.name}`);
+        if (record.name === 'WITH PART')
+          await tx.repository(parts).create({ label: 'made by a hook', gadget: record.id });
+      },
+      beforeDelete(record) {
+        seen.push(`deleting ${record.name}`);
+      },
+    });
+    const { storage, repo, events } = await ready(hooks);
+    expect(seen).toEqual(['before Seeded', 'after SEEDED']); // seeds go through the data layer too
+    seen.length = 0;
+    const made = await repo.create({ name: 'with part', secret: 'hidden' });
+    expect(made.name).toBe('WITH PART');
+    expect(seen).toEqual(['before with part', 'after WITH PART']);
+    expect((await rejection(repo.create({ name: 'Forbidden' }))).message).toBe('not that name');
+    await repo.update(made.id, { size: 9 });
+    await repo.delete(made.id);
+    expect(events.map((event) => `${event.topic}:${event.action}`)).toEqual([
+      'parts:created',
+      'gadgets:created',
+      'gadgets:updated',
+      'parts:deleted',
+      'gadgets:deleted',
+    ]);
+    for (const event of events.filter((each) => each.topic === 'gadgets'))
+      expect(event.record).not.toHaveProperty('secret');
+    expect(seen).toContain('deleting WITH PART');
+    expect((await repo.list({ limit: 10 })).items.map((g) => g.name)).toEqual(['SEEDED']);
+    await storage.close();
+  });
+
+  it('adds fields to an existing collection: optional ones read as null, required ones get their default', async () => {
+    const { storage, driver, repo: before } = await ready();
+    const older = await before.create({ name: 'Plain' });
+    const grown = defineCollection({
+      name: 'gadgets',
+      fields: {
+        ...gadgets.fields,
+        colour: field.text({ required: false }),
+        grade: field.integer({ default: 1 }),
+      },
+      sort: 'name',
+    });
+    const steps: string[] = [];
+    const grownStorage = createDataStore(driver, { collections: [grown, parts, notes, locks] as never });
+    await grownStorage.migrate([grown], (step) => steps.push(`${step.action}:${step.detail}`));
+    expect(steps).toEqual(['add-field:gadgets.colour', 'add-field:gadgets.grade']);
+    const repo = grownStorage.repository(grown);
+    const created = await repo.create({ name: 'Painted', colour: 'red' });
+    expect(await repo.get(created.id)).toMatchObject({ colour: 'red', grade: 1 });
+    expect(await repo.get(older.id)).toMatchObject({ name: 'Plain', colour: null, grade: 1 });
+
+    const demanding = defineCollection({
+      name: 'gadgets',
+      fields: { ...grown.fields, weight: field.real() },
+      sort: 'name',
+    });
+    let failure: unknown;
+    await createDataStore(driver, { collections: [demanding, parts, notes, locks] as never })
+      .migrate([demanding])
+      .catch((error: unknown) => (failure = error));
+    expect(failure).toBeInstanceOf(MigrationError);
+    expect(String((failure as Error).message)).toMatch(
+      /^gadgets\.weight is (a new required field without a default|required), /,
+    );
+    await storage.close();
+  });
 }
+
+export { gadgets };
+export type { Storage };

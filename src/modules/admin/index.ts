@@ -1,7 +1,14 @@
-import type { RegisteredRoute } from '../../core/app.js';
-import { defineModule, type ModuleDefinition } from '../../core/module.js';
-import { defineRoute, routeAuth } from '../../core/route.js';
-import { z } from 'zod';
+import {
+  defineModule,
+  defineRoute,
+  filterableFields,
+  operatorsOf,
+  routeAuth,
+  z,
+  type CollectionDefinition,
+  type ModuleDefinition,
+  type RegisteredRoute,
+} from '../../core/index.js';
 
 const RouteEntry = z.object({
   method: z.string(),
@@ -25,6 +32,72 @@ const Overview = z.object({
   routes: z.array(RouteEntry),
 });
 
+const CollectionEntry = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  path: z.string(),
+  sort: z.string().describe('The default order of its list'),
+  searchable: z.array(z.string()),
+  fields: z.array(
+    z.object({
+      name: z.string(),
+      type: z.string().describe('text, integer, real, boolean, json, enum, date, datetime or reference'),
+      required: z.boolean(),
+      unique: z.boolean(),
+      indexed: z.boolean(),
+      searchable: z.boolean(),
+      readOnly: z.boolean(),
+      default: z.unknown().optional(),
+      values: z.array(z.string()).optional().describe('enum: the allowed values'),
+      references: z.string().optional().describe('reference: the collection it points into'),
+      operators: z.array(z.string()).describe('The filter operators it takes'),
+    }),
+  ),
+  routes: z.array(
+    z.object({ operation: z.string(), method: z.string(), path: z.string(), access: z.string() }),
+  ),
+});
+
+/** What the admin data browser needs to know of a collection. */
+function describeCollection(collection: CollectionDefinition) {
+  const filterable = filterableFields(collection);
+  const paths = {
+    list: ['GET', ''],
+    read: ['GET', '/:id'],
+    create: ['POST', ''],
+    update: ['PATCH', '/:id'],
+    delete: ['DELETE', '/:id'],
+  };
+  return {
+    name: collection.name,
+    description: collection.description ?? null,
+    path: collection.path,
+    sort: collection.sort,
+    searchable: [...collection.searchable],
+    fields: Object.entries(collection.fields)
+      .filter(([, field]) => !field.hidden)
+      .map(([name, field]) => ({
+        name,
+        type: field.kind,
+        required: field.required,
+        unique: field.unique,
+        indexed: field.indexed,
+        searchable: field.searchable,
+        readOnly: field.readOnly,
+        ...(field.default !== undefined ? { default: field.default } : {}),
+        ...(field.values ? { values: [...field.values] } : {}),
+        ...(field.references ? { references: field.references } : {}),
+        operators: filterable.has(name) ? [...operatorsOf[field.kind]] : [],
+      })),
+    routes: collection.operations.map((operation) => ({
+      operation,
+      method: paths[operation][0]!,
+      path: `${collection.path}${paths[operation][1]}`,
+      access: collection.access[operation],
+    })),
+  };
+}
+
 const Report = z
   .object({ available: z.boolean(), message: z.string().optional() })
   .catchall(z.unknown())
@@ -35,7 +108,12 @@ const Report = z
  * included. The admin UI is built on it.
  */
 export function createAdminModule(
-  app: () => { name: string; version: string; routes: readonly RegisteredRoute[] },
+  app: () => {
+    name: string;
+    version: string;
+    routes: readonly RegisteredRoute[];
+    collections: readonly CollectionDefinition[];
+  },
 ): ModuleDefinition {
   return defineModule({
     name: 'admin',
@@ -72,6 +150,16 @@ export function createAdminModule(
             })),
           };
         },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/admin/collections',
+        auth: 'admin',
+        summary: 'The collections of this app',
+        description:
+          'Each collection (Berth’s own and the project’s): its fields (name, type, required, unique, searchable, …) and its REST routes. The admin data browser is built on it.',
+        response: z.object({ collections: z.array(CollectionEntry) }),
+        handler: () => ({ collections: app().collections.map(describeCollection) }),
       }),
       defineRoute({
         method: 'GET',

@@ -1,116 +1,37 @@
-import { BerthError } from '../../core/errors.js';
-import { defineModule } from '../../core/module.js';
-import { defineRoute } from '../../core/route.js';
-import type { Condition, ListQuery } from '../../storage/repository.js';
-import { Book, BookId, BookInput, BookPage, BookPatch, BookQuery, booksCollection } from './schema.js';
+import { defineCollection, defineModule, field } from '../../core/index.js';
 
-function listQuery(query: BookQuery): ListQuery {
-  const where: Condition[] = [];
-  if (query.author) where.push({ field: 'author', op: 'contains', value: query.author });
-  if (query.yearFrom !== undefined) where.push({ field: 'year', op: 'gte', value: query.yearFrom });
-  if (query.yearTo !== undefined) where.push({ field: 'year', op: 'lte', value: query.yearTo });
-  const orderBy = (query.sort ?? 'title').split(',').map((key) => ({
-    field: key.replace(/^-/, ''),
-    direction: key.startsWith('-') ? ('desc' as const) : ('asc' as const),
-  }));
-  return {
-    where,
-    orderBy,
-    limit: query.limit,
-    offset: query.offset,
-    ...(query.q ? { search: query.q } : {}),
-  };
-}
+/** A catalogue of books, declared once: its fields are its validation, its table and its API. */
+export const books = defineCollection({
+  name: 'books',
+  description: 'A catalogue of books.',
+  fields: {
+    title: field.text({ max: 300, searchable: true, indexed: true }),
+    author: field.text({ max: 200, searchable: true, indexed: true }),
+    year: field.integer({ min: -3000, max: 2100, required: false, indexed: true }),
+    isbn: field.text({
+      pattern: /^(?:\d[\d-]{8,15}[\dX])$/,
+      patternMessage: 'isbn must be 10 or 13 digits, dashes allowed',
+      required: false,
+      unique: true,
+    }),
+  },
+  sort: 'title',
+  // The query parameters books have always had.
+  aliases: { author: 'author[contains]', yearFrom: 'year[gte]', yearTo: 'year[lte]' },
+  seed: () => [
+    { title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', year: 1969, isbn: '978-0441478125' },
+    { title: 'A Wizard of Earthsea', author: 'Ursula K. Le Guin', year: 1968, isbn: '978-0547773742' },
+    { title: 'Dune', author: 'Frank Herbert', year: 1965, isbn: '978-0441172719' },
+    { title: 'Neuromancer', author: 'William Gibson', year: 1984, isbn: '978-0441569595' },
+    { title: 'The Hobbit', author: 'J. R. R. Tolkien', year: 1937, isbn: '978-0547928227' },
+    { title: 'Kindred', author: 'Octavia E. Butler', year: 1979, isbn: '978-0807083697' },
+    { title: 'Pride and Prejudice', author: 'Jane Austen', year: 1813, isbn: null },
+  ],
+});
 
-function nextLink(request: Request, query: BookQuery, total: number): string | null {
-  const offset = query.offset + query.limit;
-  if (offset >= total) return null;
-  const url = new URL(request.url);
-  url.searchParams.set('offset', String(offset));
-  url.searchParams.set('limit', String(query.limit));
-  return `${url.pathname}${url.search}`;
-}
-
-const notFound = (id: string): BerthError =>
-  new BerthError('BERTH_RECORD_NOT_FOUND', `no book has the id "${id}"`);
-
-/** The books module: query, read, create, update and delete books. */
+/** The books module: the books resource (anyone reads; admins write). */
 export const booksModule = defineModule({
   name: 'books',
   description: 'A catalogue of books: filter, search, sort and page through it; admins edit it.',
-  collections: [booksCollection],
-  routes: [
-    defineRoute({
-      method: 'GET',
-      path: '/books',
-      summary: 'Query books',
-      description:
-        'Filter by `author` (substring), free text `q` (title or author), `yearFrom`/`yearTo`; sort with `sort`; page with `limit` and `offset`.',
-      query: BookQuery,
-      response: BookPage,
-      async handler({ query, request, services }) {
-        const { items, total } = await services.storage.repository(booksCollection).list(listQuery(query));
-        return {
-          items,
-          total,
-          limit: query.limit,
-          offset: query.offset,
-          next: nextLink(request, query, total),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/books/:id',
-      summary: 'Get a book by id',
-      params: BookId,
-      response: Book,
-      async handler({ params, services }) {
-        const book = await services.storage.repository(booksCollection).get(params.id);
-        if (!book) throw notFound(params.id);
-        return book;
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/books',
-      summary: 'Create a book',
-      body: BookInput,
-      status: 201,
-      response: Book,
-      async handler({ body, services }) {
-        const book = await services.storage
-          .repository(booksCollection)
-          .create({ ...body, year: body.year ?? null, isbn: body.isbn ?? null });
-        services.events.publish({ topic: 'books', action: 'created', record: book });
-        return book;
-      },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: '/books/:id',
-      summary: 'Update a book',
-      params: BookId,
-      body: BookPatch,
-      response: Book,
-      async handler({ params, body, services }) {
-        const book = await services.storage.repository(booksCollection).update(params.id, body);
-        if (!book) throw notFound(params.id);
-        services.events.publish({ topic: 'books', action: 'updated', record: book });
-        return book;
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/books/:id',
-      summary: 'Delete a book',
-      params: BookId,
-      status: 204,
-      async handler({ params, services }) {
-        const deleted = await services.storage.repository(booksCollection).delete(params.id);
-        if (!deleted) throw notFound(params.id);
-        services.events.publish({ topic: 'books', action: 'deleted', record: { id: params.id } });
-      },
-    }),
-  ],
+  collections: [books],
 });

@@ -3,9 +3,6 @@ import { BerthError } from '../../core/errors.js';
 import { defineModule, type ModuleDefinition } from '../../core/module.js';
 import { defineRoute, type RouteContext } from '../../core/route.js';
 
-/** The default socket.io path, so stock clients connect without options. */
-export const defaultRealtimePath = 'socket.io';
-
 function transport({ request, platform, services }: RouteContext<unknown, unknown, unknown>) {
   if (!services.realtime) {
     throw new BerthError('BERTH_UNAVAILABLE', 'realtime is not running in this runtime');

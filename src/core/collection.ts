@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import type { FieldDefinition, FieldValue } from './fields.js';
+
+/** The operations of a collection's REST resource. */
+export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
+export const operations: readonly Operation[] = ['list', 'read', 'create', 'update', 'delete'];
+
+/** Who may use an operation: anyone, or the admin token's holder. */
+export type Access = 'public' | 'admin';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fields of every value type
+export type Fields = Record<string, FieldDefinition<any, boolean, boolean>>;
+
+/** The fields every stored record carries. */
+export interface StoredRecord {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A record of a collection with these fields, as storage gives it back. */
+export type RecordOf<F extends Fields> = StoredRecord & { [K in keyof F]: FieldValue<F[K]> };
+
+/** Fields a create may leave out: the optional ones, and required ones with a default. */
+type OptionalKeys<F extends Fields> = {
+  [K in keyof F]: F[K] extends FieldDefinition<unknown, true, false> ? never : K;
+}[keyof F];
+
+/** What a create takes: required fields without a default must be there; the others may be left out. */
+export type CreateInput<F extends Fields> = { [K in Exclude<keyof F, OptionalKeys<F>>]: FieldValue<F[K]> } & {
+  [K in OptionalKeys<F>]?: FieldValue<F[K]>;
+};
+
+/** What an update takes: any of the fields. */
+export type UpdateInput<F extends Fields> = { [K in keyof F]?: FieldValue<F[K]> };
+
+export interface CollectionOptions<F extends Fields> {
+  /** Lower-case letters, digits and `_`; the table, the object store, the path and the realtime topic. */
+  name: string;
+  fields: F;
+  description?: string;
+  /** The REST operations it has (all by default; `[]`: none, for a collection only code uses). */
+  operations?: readonly Operation[];
+  /** Who may use each operation; by default anyone reads and only admins write. */
+  access?: Partial<Record<Operation, Access>>;
+  /** Where the resource is served (default `/<name>`). */
+  path?: string;
+  /** The default order of a list: a field, `-` for descending, e.g. `-createdAt`. */
+  sort?: string;
+  /** Query parameters that stand for a filter, e.g. `{ yearFrom: 'year[gte]', author: 'author[contains]' }`. */
+  aliases?: Record<string, string>;
+  /** Records written once, when the collection is first created. */
+  seed?: () => Array<CreateInput<F>>;
+}
+
+/** A declared collection: its fields, its resource, and the schemas derived from the fields. */
+export interface CollectionDefinition<F extends Fields = Fields> {
+  readonly name: string;
+  readonly fields: F;
+  readonly description: string | undefined;
+  readonly operations: readonly Operation[];
+  readonly access: Readonly<Record<Operation, Access>>;
+  readonly path: string;
+  readonly sort: string;
+  readonly aliases: Readonly<Record<string, string>>;
+  readonly seed: (() => Array<CreateInput<F>>) | undefined;
+  /** The fields the free-text filter looks in. */
+  readonly searchable: readonly string[];
+  /**
+   * Schemas made from the fields: a record as answered (hidden fields left
+   * out); a create and an update as clients send them (read-only fields
+   * left out); and the same for server code, with every field (`write`,
+   * `patch`). All strict: an unknown field is an error.
+   */
+  readonly schemas: {
+    readonly record: z.ZodType<RecordOf<F>>;
+    readonly create: z.ZodType<CreateInput<F>>;
+    readonly update: z.ZodType<UpdateInput<F>>;
+    readonly write: z.ZodType<CreateInput<F>>;
+    readonly patch: z.ZodType<UpdateInput<F>>;
+  };
+  /** The record as answers and change events show it: without hidden fields. */
+  present(record: RecordOf<F>): RecordOf<F>;
+}
+
+const collectionName = /^[a-z][a-z0-9_]{0,62}$/;
+const fieldName = /^[a-zA-Z][a-zA-Z0-9_]{0,62}$/;
+const reserved = new Set(['id', 'createdAt', 'updatedAt']);
+
+/** A field's value in a write: its schema, nullable where it is optional. */
+const writable = (definition: FieldDefinition) =>
+  definition.required ? definition.schema : definition.schema.nullable();
+
+function schemasOf<F extends Fields>(fields: F): CollectionDefinition<F>['schemas'] {
+  const entries = Object.entries(fields);
+  const record = z.object({
+    id: z.string(),
+    ...Object.fromEntries(
+      entries
+        .filter(([, definition]) => !definition.hidden)
+        .map(([name, definition]) => [
+          name,
+          definition.required ? definition.schema : definition.schema.nullable(),
+        ]),
+    ),
+    createdAt: z.string().describe('When it was created (ISO 8601, UTC)'),
+    updatedAt: z.string().describe('When it last changed (ISO 8601, UTC)'),
+  });
+  const creation = (list: typeof entries) =>
+    z.strictObject(
+      Object.fromEntries(
+        list.map(([name, definition]) => [
+          name,
+          definition.required && definition.default === undefined
+            ? writable(definition)
+            : writable(definition).optional(),
+        ]),
+      ),
+    );
+  const change = (list: typeof entries) =>
+    z.strictObject(
+      Object.fromEntries(list.map(([name, definition]) => [name, writable(definition).optional()])),
+    );
+  const clientFields = entries.filter(([, definition]) => !definition.readOnly);
+  const create = creation(clientFields);
+  const update = change(clientFields).refine((patch) => Object.keys(patch).length > 0, {
+    message: `send at least one of ${clientFields.map(([name]) => name).join(', ')}`,
+  });
+  return {
+    record,
+    create,
+    update,
+    write: creation(entries),
+    patch: change(entries),
+  } as unknown as CollectionDefinition<F>['schemas'];
+}
+
+/**
+ * Declares a collection once: its fields are the validation, the storage
+ * definition and the API schema. A module that lists it gets the whole
+ * resource: `GET /<name>` (filters, sort, paging), `GET`, `PATCH` and
+ * `DELETE /<name>/:id`, `POST /<name>`, in `/docs`, with change events.
+ *
+ * @example
+ * export const notes = defineCollection({
+ *   name: 'notes',
+ *   fields: {
+ *     title: field.text({ max: 200, searchable: true }),
+ *     body: field.text({ required: false }),
+ *     done: field.boolean({ default: false }),
+ *   },
+ *   sort: '-createdAt',
+ * })
+ */
+export function defineCollection<const F extends Fields>(
+  options: CollectionOptions<F>,
+): CollectionDefinition<F> {
+  const { name, fields } = options;
+  if (!collectionName.test(name)) {
+    throw new Error(
+      `collection name "${name}" must be lower-case letters, digits and "_", starting with a letter`,
+    );
+  }
+  for (const [field, definition] of Object.entries(fields)) {
+    if (!fieldName.test(field) || reserved.has(field)) {
+      throw new Error(
+        `field "${field}" of collection "${name}" is reserved or invalid: use letters, digits and "_"`,
+      );
+    }
+    if (definition.default !== undefined && !definition.schema.safeParse(definition.default).success) {
+      throw new Error(`the default of ${name}.${field} does not pass its own validation`);
+    }
+  }
+  const access: Record<Operation, Access> = {
+    list: 'public',
+    read: 'public',
+    create: 'admin',
+    update: 'admin',
+    delete: 'admin',
+    ...options.access,
+  };
+  const sort = options.sort ?? '-createdAt';
+  const sortField = sort.replace(/^-/, '');
+  if (!(sortField in fields) && !reserved.has(sortField)) {
+    throw new Error(`collection "${name}" sorts by "${sortField}", which is not one of its fields`);
+  }
+  let schemas: CollectionDefinition<F>['schemas'] | undefined;
+  const hidden = Object.entries(fields)
+    .filter(([, definition]) => definition.hidden)
+    .map(([field]) => field);
+  return {
+    name,
+    fields,
+    description: options.description,
+    operations: options.operations ?? ['list', 'read', 'create', 'update', 'delete'],
+    access,
+    path: options.path ?? `/${name}`,
+    sort,
+    aliases: options.aliases ?? {},
+    seed: options.seed,
+    searchable: Object.entries(fields)
+      .filter(([, definition]) => definition.searchable)
+      .map(([field]) => field),
+    // Built on first use: most collections need them only when a request comes.
+    get schemas() {
+      return (schemas ??= schemasOf(fields));
+    },
+    present:
+      hidden.length === 0
+        ? (record) => record
+        : (record) => {
+            const shown = { ...record };
+            for (const field of hidden) delete (shown as Record<string, unknown>)[field];
+            return shown;
+          },
+  };
+}

@@ -1,0 +1,288 @@
+import type { z } from 'zod';
+import type { CollectionDefinition, Fields, RecordOf } from './collection.js';
+import { BerthError, type FieldError } from './errors.js';
+import type { ChangeEvent, EventBus } from './events.js';
+import type { CollectionHooks, WriteContext } from './hooks.js';
+import type { ResolvedSettings } from './module-settings.js';
+import { newRecordId } from './record-id.js';
+import type {
+  DriverRepository,
+  DriverScope,
+  ListQuery,
+  Repository,
+  Row,
+  Storage,
+  StorageDriver,
+  Transaction,
+} from './storage.js';
+
+export interface DataStoreOptions {
+  /** Where change events go (the realtime layer listens there). */
+  events?: EventBus;
+  /** Every collection of the app: references are checked against them. */
+  collections: readonly CollectionDefinition[];
+  /** The write hooks of each collection, in the order they run. */
+  hooks?: ReadonlyMap<string, readonly CollectionHooks[]>;
+}
+
+/** A record of a collection with this many fields, as the data layer handles it. */
+type AnyRecord = RecordOf<Fields>;
+
+function validated<T>(schema: z.ZodType<T>, value: unknown, collection: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors: FieldError[] = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(record)',
+    message: issue.message,
+  }));
+  throw new BerthError(
+    'BERTH_VALIDATION_FAILED',
+    `${errors.length} field${errors.length === 1 ? '' : 's'} of the ${collection} record failed validation`,
+    { errors },
+  );
+}
+
+/** Who references whom: for each collection, the fields of other collections that point into it. */
+function referencesInto(collections: readonly CollectionDefinition[]) {
+  const into = new Map<
+    string,
+    Array<{ collection: CollectionDefinition; field: string; onDelete: string }>
+  >();
+  for (const collection of collections) {
+    for (const [field, definition] of Object.entries(collection.fields)) {
+      if (definition.kind !== 'reference' || !definition.references) continue;
+      const list = into.get(definition.references) ?? [];
+      list.push({ collection, field, onDelete: definition.onDelete ?? 'restrict' });
+      into.set(definition.references, list);
+    }
+  }
+  return into;
+}
+
+/**
+ * The data layer: turns a storage driver into the `Storage` modules use.
+ * Every write, whatever makes it, is validated with the collection's own
+ * schema (no coercion: `42` for a text field is a 422), gets its defaults,
+ * id and timestamps, has its references checked (a missing record is a 422;
+ * deleting a referenced one is a 409 unless the field says cascade or
+ * set-null), runs the collection's hooks and emits exactly one change event
+ * per record it changes — after the transaction commits. A write that needs
+ * more than one statement (references, hooks, cascades) runs in a
+ * transaction of its own.
+ *
+ * @example
+ * const storage = createDataStore(openSqliteStorage(':memory:'), { collections, events })
+ * await storage.repository(notes).create({ title: 'Hello' })
+ */
+export function createDataStore(driver: StorageDriver, options: DataStoreOptions): Storage {
+  const { events } = options;
+  const byName = new Map(options.collections.map((collection) => [collection.name, collection]));
+  const into = referencesInto(options.collections);
+  const hooksOf = (name: string): readonly CollectionHooks[] => options.hooks?.get(name) ?? [];
+
+  /** One set of repositories over a driver scope, collecting the events of its writes. */
+  class Scope implements Transaction {
+    readonly #scope: DriverScope;
+    readonly #pending: ChangeEvent[] | undefined;
+    readonly #repositories = new Map<string, Repository<Fields>>();
+
+    readonly settings: ReadonlyMap<string, ResolvedSettings> | undefined;
+
+    constructor(
+      scope: DriverScope,
+      pending: ChangeEvent[] | undefined,
+      settings: ReadonlyMap<string, ResolvedSettings> | undefined,
+    ) {
+      this.#scope = scope;
+      this.#pending = pending;
+      this.settings = settings;
+    }
+
+    /** Emits now outside a transaction, or once it commits inside one. */
+    emit(event: ChangeEvent): void {
+      if (this.#pending) this.#pending.push(event);
+      else events?.publish(event);
+    }
+
+    get inTransaction(): boolean {
+      return this.#pending !== undefined;
+    }
+
+    driverRepository(collection: CollectionDefinition): DriverRepository {
+      return this.#scope.repository(collection);
+    }
+
+    repository<F extends Fields>(collection: CollectionDefinition<F>): Repository<F> {
+      let repository = this.#repositories.get(collection.name);
+      if (!repository) {
+        repository = createRepository(this, collection as unknown as CollectionDefinition);
+        this.#repositories.set(collection.name, repository);
+      }
+      return repository as unknown as Repository<F>;
+    }
+  }
+
+  /** Runs `work` in a transaction of its own, unless `scope` is in one already. */
+  const transactional = <R>(scope: Scope, work: (scope: Scope) => Promise<R>): Promise<R> =>
+    scope.inTransaction ? work(scope) : runTransaction(work, scope.settings);
+
+  async function runTransaction<R>(
+    work: (scope: Scope) => Promise<R>,
+    settings: ReadonlyMap<string, ResolvedSettings> | undefined,
+  ): Promise<R> {
+    const pending: ChangeEvent[] = [];
+    const result = await driver.transaction((driverScope) => work(new Scope(driverScope, pending, settings)));
+    for (const event of pending) events?.publish(event);
+    return result;
+  }
+
+  function createRepository(scope: Scope, collection: CollectionDefinition): Repository<Fields> {
+    const { name, fields } = collection;
+    const raw = (): DriverRepository => scope.driverRepository(collection);
+    const hooks = hooksOf(name);
+    const references = Object.entries(fields).filter(([, definition]) => definition.kind === 'reference');
+    const referencing = into.get(name) ?? [];
+    const context = (tx: Scope): WriteContext => ({
+      collection: name,
+      tx,
+      ...(tx.settings ? { settings: tx.settings } : {}),
+    });
+    // A write alone in its statement needs no transaction of its own.
+    const simpleWrites = hooks.length === 0 && references.length === 0;
+    const simpleDeletes = hooks.length === 0 && referencing.length === 0;
+    const defaults = Object.entries(fields).map(
+      ([field, definition]) => [field, definition.default ?? null] as const,
+    );
+
+    const checkReferences = async (tx: Scope, values: Record<string, unknown>): Promise<void> => {
+      const errors: FieldError[] = [];
+      for (const [field, definition] of references) {
+        const id = values[field];
+        if (id === undefined || id === null) continue;
+        const target = byName.get(definition.references!);
+        if (!target)
+          throw new Error(`${name}.${field} references "${definition.references}", which no module declares`);
+        if (!(await tx.driverRepository(target).get(String(id)))) {
+          errors.push({ path: field, message: `no ${target.name} record has the id "${String(id)}"` });
+        }
+      }
+      if (errors.length) {
+        throw new BerthError(
+          'BERTH_VALIDATION_FAILED',
+          `the ${name} record names records that do not exist`,
+          {
+            errors,
+          },
+        );
+      }
+    };
+
+    const insert = async (tx: Scope, input: unknown): Promise<AnyRecord> => {
+      const values = validated(collection.schemas.write, input, name) as Record<string, unknown>;
+      for (const [field, fallback] of defaults) if (values[field] === undefined) values[field] = fallback;
+      for (const hook of hooks) {
+        const changed = await hook.beforeCreate?.(values as never, context(tx));
+        if (changed) Object.assign(values, changed);
+      }
+      if (hooks.some((hook) => hook.beforeCreate)) validated(collection.schemas.write, values, name);
+      await checkReferences(tx, values);
+      const now = new Date().toISOString();
+      const row = { id: newRecordId(), ...values, createdAt: now, updatedAt: now } as Row;
+      const record = (await tx.driverRepository(collection).insert(row)) as AnyRecord;
+      for (const hook of hooks) await hook.afterCreate?.(record, context(tx));
+      tx.emit({ topic: name, action: 'created', record: collection.present(record) });
+      return record;
+    };
+
+    const change = async (tx: Scope, id: string, input: unknown): Promise<AnyRecord | undefined> => {
+      const patch = validated(collection.schemas.patch, input, name) as Record<string, unknown>;
+      const previous =
+        hooks.length || references.length
+          ? ((await tx.driverRepository(collection).get(id)) as AnyRecord | undefined)
+          : undefined;
+      if ((hooks.length || references.length) && !previous) return undefined;
+      for (const hook of hooks) {
+        const changed = await hook.beforeUpdate?.(patch as never, previous!, context(tx));
+        if (changed) Object.assign(patch, changed);
+      }
+      if (hooks.some((hook) => hook.beforeUpdate)) validated(collection.schemas.patch, patch, name);
+      await checkReferences(tx, patch);
+      const record = (await tx.driverRepository(collection).update(id, {
+        ...patch,
+        updatedAt: new Date().toISOString(),
+      })) as AnyRecord | undefined;
+      if (!record) return undefined;
+      for (const hook of hooks) await hook.afterUpdate?.(record, previous ?? record, context(tx));
+      tx.emit({ topic: name, action: 'updated', record: collection.present(record) });
+      return record;
+    };
+
+    const remove = async (tx: Scope, id: string): Promise<boolean> => {
+      const record = (await tx.driverRepository(collection).get(id)) as AnyRecord | undefined;
+      if (!record) return false;
+      for (const hook of hooks) await hook.beforeDelete?.(record, context(tx));
+      for (const { collection: other, field, onDelete } of referencing) {
+        const count = await tx.driverRepository(other).count(field, id);
+        if (count === 0) continue;
+        if (onDelete === 'restrict') {
+          throw new BerthError(
+            'BERTH_CONFLICT',
+            `${count} ${other.name} record${count === 1 ? '' : 's'} reference${count === 1 ? 's' : ''} this ${name} record (${other.name}.${field}): delete or change ${count === 1 ? 'it' : 'them'} first`,
+            { hint: `Or declare ${other.name}.${field} with onDelete: 'cascade' (or 'set-null').` },
+          );
+        }
+        // Through the data layer, record by record: their hooks run and each emits its own event.
+        const { items } = await tx.driverRepository(other).list({
+          where: [{ field, op: 'eq', value: id }],
+          limit: count,
+        });
+        const repository = tx.repository(other);
+        for (const item of items) {
+          if (onDelete === 'cascade') await repository.delete(item.id);
+          else await repository.update(item.id, { [field]: null } as never);
+        }
+      }
+      if (!(await tx.driverRepository(collection).delete(id))) return false;
+      for (const hook of hooks) await hook.afterDelete?.(record, context(tx));
+      tx.emit({ topic: name, action: 'deleted', record: collection.present(record) });
+      return true;
+    };
+
+    return {
+      list: (query: ListQuery) => raw().list(query) as Promise<{ items: AnyRecord[]; total: number }>,
+      get: (id) => raw().get(id) as Promise<AnyRecord | undefined>,
+      create: (values) =>
+        simpleWrites ? insert(scope, values) : transactional(scope, (tx) => insert(tx, values)),
+      update: (id, patch) =>
+        simpleWrites ? change(scope, id, patch) : transactional(scope, (tx) => change(tx, id, patch)),
+      delete: (id) => (simpleDeletes ? remove(scope, id) : transactional(scope, (tx) => remove(tx, id))),
+    };
+  }
+
+  const storageWith = (settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage => {
+    const outside = new Scope(driver, undefined, settings);
+    return {
+      driver: driver.driver,
+      location: driver.location,
+      repository: (collection) => outside.repository(collection),
+      transaction: (work) => runTransaction((tx) => work(tx), settings),
+      withSettings: storageWith,
+      async migrate(collections, onStep) {
+        const { created } = await driver.migrate(collections, onStep);
+        // Seeds go through the data layer: validated, with defaults, ids and timestamps.
+        for (const name of created) {
+          const collection = byName.get(name) ?? collections.find((each) => each.name === name)!;
+          const seed = collection.seed?.() ?? [];
+          if (seed.length === 0) continue;
+          await runTransaction(async (tx) => {
+            for (const values of seed) await tx.repository(collection).create(values as never);
+          }, settings);
+          onStep?.({ collection: name, action: 'seed', detail: `${seed.length} records` });
+        }
+      },
+      ...(driver.stats ? { stats: () => driver.stats!() } : {}),
+      close: () => driver.close(),
+    };
+  };
+  return storageWith(undefined);
+}

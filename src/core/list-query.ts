@@ -1,0 +1,236 @@
+import type { CollectionDefinition } from './collection.js';
+import { BerthError, type FieldError } from './errors.js';
+import type { FieldKind } from './fields.js';
+import type { Condition, ListQuery } from './storage.js';
+
+/** The most keys a list may be sorted by. */
+export const maxSortKeys = 3;
+export const defaultLimit = 20;
+export const maxLimit = 100;
+
+type Operator = Condition['op'];
+
+/** Which operators each kind of field takes. */
+export const operatorsOf: Record<FieldKind, readonly Operator[]> = {
+  text: ['eq', 'ne', 'contains'],
+  enum: ['eq', 'ne'],
+  reference: ['eq', 'ne'],
+  boolean: ['eq', 'ne'],
+  integer: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
+  real: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
+  date: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
+  datetime: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
+  json: [],
+};
+
+/** A filterable column: a field, or one every record has. */
+interface Filterable {
+  kind: FieldKind;
+  values?: readonly string[];
+}
+
+const builtIn: Record<string, Filterable> = {
+  id: { kind: 'reference' },
+  createdAt: { kind: 'datetime' },
+  updatedAt: { kind: 'datetime' },
+};
+
+/** The filterable fields of a collection (hidden and JSON fields are not). */
+export function filterableFields(collection: CollectionDefinition): Map<string, Filterable> {
+  const fields = new Map<string, Filterable>();
+  for (const [name, field] of Object.entries(collection.fields)) {
+    if (field.hidden || field.kind === 'json') continue;
+    fields.set(name, { kind: field.kind, ...(field.values ? { values: field.values } : {}) });
+  }
+  for (const [name, field] of Object.entries(builtIn)) fields.set(name, field);
+  return fields;
+}
+
+/** A filter value from query text, in the field's own type; a string saying what is wrong otherwise. */
+function valueOf(text: string, field: Filterable): string | number | boolean | { error: string } {
+  switch (field.kind) {
+    case 'integer':
+      return /^-?\d{1,16}$/.test(text) && Number.isSafeInteger(Number(text))
+        ? Number(text)
+        : { error: `"${text}" is not a whole number` };
+    case 'real':
+      return text.trim() !== '' && Number.isFinite(Number(text))
+        ? Number(text)
+        : { error: `"${text}" is not a number` };
+    case 'boolean':
+      return text === 'true'
+        ? true
+        : text === 'false'
+          ? false
+          : { error: `use true or false, not "${text}"` };
+    case 'enum':
+      return field.values!.includes(text) ? text : { error: `use one of ${field.values!.join(', ')}` };
+    case 'date':
+      return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : { error: 'a date is written YYYY-MM-DD' };
+    case 'datetime': {
+      if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00.000Z`;
+      const time = new Date(text);
+      return /^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(time.getTime())
+        ? time.toISOString()
+        : { error: 'a date and time is written in ISO 8601, e.g. 2026-11-23T09:30:00Z' };
+    }
+    default:
+      return text.length <= 1000 ? text : { error: 'at most 1000 characters' };
+  }
+}
+
+/** What `parseListQuery` makes of a query string. */
+export interface ParsedListQuery {
+  query: ListQuery;
+  limit: number;
+  offset: number;
+  /** Set when the page was asked for with a cursor. */
+  cursor: string | undefined;
+}
+
+/** An opaque cursor: the sort keys' values of the last record of a page, the id last (base64url JSON). */
+export function encodeCursor(values: unknown[]): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(JSON.stringify(values))) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function decodeCursor(cursor: string, length: number): unknown[] | undefined {
+  try {
+    const binary = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(
+      Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+    );
+    const values = JSON.parse(text) as unknown;
+    if (!Array.isArray(values) || values.length !== length) return undefined;
+    return values.every((value) => value === null || ['string', 'number', 'boolean'].includes(typeof value))
+      ? values
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sort keys of a list, from `sort` or the collection's default. */
+export function sortKeys(text: string): Array<{ field: string; direction: 'asc' | 'desc' }> {
+  return text.split(',').map((key) => ({
+    field: key.replace(/^-/, ''),
+    direction: key.startsWith('-') ? ('desc' as const) : ('asc' as const),
+  }));
+}
+
+/**
+ * Reads the query string of `GET /<collection>`: equality by field
+ * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
+ * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
+ * once), `limit` (1–100), and `offset` or an opaque `cursor`; the
+ * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
+ * one entry of a 422: an unknown field or operator names itself and what
+ * there is instead.
+ */
+export function parseListQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
+  const fields = filterableFields(collection);
+  const errors: FieldError[] = [];
+  const fail = (key: string, message: string): void => void errors.push({ path: `query.${key}`, message });
+  const where: Condition[] = [];
+  const seen = new Set<string>();
+  let limit = defaultLimit;
+  let offset = 0;
+  let cursor: string | undefined;
+  let sort = collection.sort;
+  let text: string | undefined;
+
+  for (const [given, value] of search) {
+    if (seen.has(given)) {
+      fail(given, 'given more than once');
+      continue;
+    }
+    seen.add(given);
+    const key = collection.aliases[given] ?? given;
+    if (key === 'limit' || key === 'offset') {
+      const number = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+      if (key === 'limit' && !(number >= 1 && number <= maxLimit))
+        fail(given, `use a whole number from 1 to ${maxLimit}`);
+      else if (key === 'offset' && Number.isNaN(number)) fail(given, 'use a whole number, 0 or more');
+      else if (key === 'limit') limit = number;
+      else offset = number;
+      continue;
+    }
+    if (key === 'cursor') {
+      cursor = value;
+      continue;
+    }
+    if (key === 'q') {
+      const trimmed = value.trim();
+      if (trimmed.length === 0 || trimmed.length > 200) fail(given, 'use 1 to 200 characters');
+      else if (collection.searchable.length === 0) fail(given, `${collection.name} has no searchable fields`);
+      else text = trimmed;
+      continue;
+    }
+    if (key === 'sort') {
+      sort = value;
+      continue;
+    }
+    const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\[([a-z]+)\])?$/.exec(key);
+    const field = match ? fields.get(match[1]!) : undefined;
+    if (!match || !field) {
+      fail(
+        given,
+        `${collection.name} has no field "${match?.[1] ?? given}": filter by ${[...fields.keys()].join(', ')} (or use q, sort, limit, offset, cursor)`,
+      );
+      continue;
+    }
+    const op = (match[2] ?? 'eq') as Operator;
+    if (!operatorsOf[field.kind].includes(op)) {
+      fail(
+        given,
+        `"${match[2]}" is not an operator for ${match[1]}: use ${operatorsOf[field.kind].join(', ')}`,
+      );
+      continue;
+    }
+    const parsed = op === 'contains' ? value : valueOf(value, field);
+    if (typeof parsed === 'object') fail(given, parsed.error);
+    else where.push({ field: match[1]!, op, value: parsed });
+  }
+
+  const orderBy = sortKeys(sort);
+  const sortable = new Set([...fields.keys()]);
+  if (orderBy.length > maxSortKeys) fail('sort', `sort by at most ${maxSortKeys} fields`);
+  else if (new Set(orderBy.map(({ field }) => field)).size !== orderBy.length)
+    fail('sort', 'sort by each field once');
+  else {
+    const unknown = orderBy.find(({ field }) => !sortable.has(field));
+    if (unknown) {
+      fail(
+        'sort',
+        `${collection.name} cannot be sorted by "${unknown.field}": use ${[...sortable].join(', ')}`,
+      );
+    }
+  }
+  let after: unknown[] | undefined;
+  if (cursor !== undefined) {
+    if (seen.has('offset')) fail('cursor', 'use a cursor or an offset, not both');
+    // An empty cursor asks for the first page, paged by cursors from there on.
+    if (cursor !== '') {
+      after = decodeCursor(cursor, orderBy.filter(({ field }) => field !== 'id').length + 1);
+      if (!after)
+        fail(
+          'cursor',
+          'not a cursor of this list: use the "next" link of the page before, with the same sort',
+        );
+    }
+  }
+  if (errors.length) {
+    throw new BerthError(
+      'BERTH_VALIDATION_FAILED',
+      `${errors.length} field${errors.length === 1 ? '' : 's'} of the query failed validation`,
+      { errors },
+    );
+  }
+  return {
+    query: { where, orderBy, limit, offset, ...(text ? { search: text } : {}), ...(after ? { after } : {}) },
+    limit,
+    offset,
+    cursor,
+  };
+}

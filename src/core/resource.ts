@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import type { CollectionDefinition, Operation } from './collection.js';
+import { BerthError } from './errors.js';
+import {
+  encodeCursor,
+  filterableFields,
+  maxLimit,
+  operatorsOf,
+  parseListQuery,
+  type ParsedListQuery,
+} from './list-query.js';
+import { toJsonSchema } from './json-schema.js';
+import { defineRoute, type QueryParser, type RouteContext, type RouteDefinition } from './route.js';
+import type { Row } from './storage.js';
+
+const Id = z.object({ id: z.string().min(1).max(100) });
+
+/** The OpenAPI parameters of a collection's list: each filter, the operators, q, sort and paging. */
+function listParameters(collection: CollectionDefinition): Array<Record<string, unknown>> {
+  const parameters: Array<Record<string, unknown>> = [];
+  const fields = filterableFields(collection);
+  const schemaOf = (name: string): Record<string, unknown> => {
+    const field = collection.fields[name];
+    if (!field) return name === 'id' ? { type: 'string' } : { type: 'string', format: 'date-time' };
+    return toJsonSchema(field.schema, 'input');
+  };
+  const aliased = new Map(Object.entries(collection.aliases).map(([alias, target]) => [target, alias]));
+  for (const [name, field] of fields) {
+    for (const op of operatorsOf[field.kind]) {
+      // An alias named like the field (books' `author`, a substring filter) takes the field's plain name.
+      const key = op === 'eq' ? (name in collection.aliases ? `${name}[eq]` : name) : `${name}[${op}]`;
+      parameters.push({
+        name: key,
+        in: 'query',
+        required: false,
+        description:
+          op === 'eq'
+            ? `Only records whose ${name} is this value.`
+            : op === 'contains'
+              ? `Only records whose ${name} contains this text (any case).`
+              : `Only records whose ${name} is ${{ ne: 'not', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' }[op]} this value.`,
+        schema: op === 'contains' ? { type: 'string' } : schemaOf(name),
+      });
+      const alias = aliased.get(key);
+      if (alias) {
+        parameters.push({
+          name: alias,
+          in: 'query',
+          required: false,
+          description: `The same as ${key}.`,
+          schema: schemaOf(name),
+        });
+      }
+    }
+  }
+  if (collection.searchable.length) {
+    parameters.push({
+      name: 'q',
+      in: 'query',
+      required: false,
+      description: `Free text, looked for (any case) in ${collection.searchable.join(', ')}.`,
+      schema: { type: 'string', minLength: 1, maxLength: 200 },
+    });
+  }
+  parameters.push(
+    {
+      name: 'sort',
+      in: 'query',
+      required: false,
+      description: `Up to 3 fields, comma-separated, each once; "-" for descending. Default: ${collection.sort}.`,
+      schema: { type: 'string', examples: [collection.sort] },
+    },
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: 20 },
+    },
+    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+    {
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      description: 'Keyset paging: empty for the first page; then the cursor in the "next" link.',
+      schema: { type: 'string' },
+    },
+  );
+  return parameters;
+}
+
+/** The link to the page after this one, or null on the last. */
+function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more: boolean): string | null {
+  if (!more) return null;
+  const url = new URL(request.url);
+  if (parsed.cursor !== undefined) {
+    const last = items[items.length - 1]!;
+    const keys = parsed.query.orderBy!.filter(({ field }) => field !== 'id');
+    const values = [...keys.map(({ field }) => last[field] ?? null), last.id];
+    url.searchParams.set('cursor', encodeCursor(values));
+  } else {
+    url.searchParams.set('offset', String(parsed.offset + parsed.limit));
+  }
+  url.searchParams.set('limit', String(parsed.limit));
+  return `${url.pathname}${url.search}`;
+}
+
+type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
+
+/**
+ * The REST resource of a collection: the operations it declares, each with
+ * its access, its schemas in `/docs`, and answers that never show hidden
+ * fields. `skip` leaves out operations a module answers with routes of its
+ * own (same method and path).
+ *
+ * @example
+ * resourceRoutes(notes) // GET /notes, GET /notes/:id, POST /notes, PATCH /notes/:id, DELETE /notes/:id
+ */
+export function resourceRoutes(
+  collection: CollectionDefinition,
+  skip: ReadonlySet<string> = new Set(),
+): RouteDefinition[] {
+  const { name, path } = collection;
+  const record = collection.schemas.record;
+  const page = z.object({
+    items: z.array(record),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int().nullable().describe('null when the page was asked for with a cursor'),
+    next: z.string().nullable().describe('The link to the next page, or null on the last one'),
+  });
+  const notFound = (id: string) =>
+    new BerthError('BERTH_RECORD_NOT_FOUND', `no ${name} record has the id "${id}"`);
+  const queryParser: QueryParser<ParsedListQuery> = {
+    parse: (search) => parseListQuery(collection, search),
+    parameters: () => listParameters(collection),
+  };
+  const routes: Record<Operation, () => RouteDefinition> = {
+    list: () =>
+      defineRoute({
+        method: 'GET',
+        path,
+        auth: collection.access.list,
+        summary: `List ${name}`,
+        description: `Filters by field (\`?field=value\`, \`?field[gte]=value\`), free text \`q\`, \`sort\`, \`limit\` with \`offset\` or \`cursor\`.`,
+        queryParser,
+        response: page,
+        async handler(context) {
+          const { query: parsed, request, services } = context as unknown as Context;
+          const keyset = parsed.cursor !== undefined;
+          const { items, total } = await services.storage
+            .repository(collection)
+            .list(keyset ? { ...parsed.query, limit: parsed.limit + 1 } : parsed.query);
+          const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
+          const shown = keyset ? items.slice(0, parsed.limit) : items;
+          return {
+            items: shown.map((item) => collection.present(item)),
+            total,
+            limit: parsed.limit,
+            offset: keyset ? null : parsed.offset,
+            next: nextLink(request, parsed, shown as Row[], more),
+          };
+        },
+      }),
+    read: () =>
+      defineRoute({
+        method: 'GET',
+        path: `${path}/:id`,
+        auth: collection.access.read,
+        summary: `Get one of ${name}`,
+        params: Id,
+        response: record,
+        async handler({ params, services }) {
+          const found = await services.storage.repository(collection).get(params.id);
+          if (!found) throw notFound(params.id);
+          return collection.present(found);
+        },
+      }),
+    create: () =>
+      defineRoute({
+        method: 'POST',
+        path,
+        auth: collection.access.create,
+        summary: `Create one of ${name}`,
+        body: collection.schemas.create,
+        status: 201,
+        response: record,
+        async handler({ body, services }) {
+          return collection.present(await services.storage.repository(collection).create(body as never));
+        },
+      }),
+    update: () =>
+      defineRoute({
+        method: 'PATCH',
+        path: `${path}/:id`,
+        auth: collection.access.update,
+        summary: `Change one of ${name}`,
+        params: Id,
+        body: collection.schemas.update,
+        response: record,
+        async handler({ params, body, services }) {
+          const updated = await services.storage.repository(collection).update(params.id, body as never);
+          if (!updated) throw notFound(params.id);
+          return collection.present(updated);
+        },
+      }),
+    delete: () =>
+      defineRoute({
+        method: 'DELETE',
+        path: `${path}/:id`,
+        auth: collection.access.delete,
+        summary: `Delete one of ${name}`,
+        params: Id,
+        status: 204,
+        docs: { responses: { '409': { description: 'Other records reference it.', problem: true } } },
+        async handler({ params, services }) {
+          if (!(await services.storage.repository(collection).delete(params.id))) throw notFound(params.id);
+        },
+      }),
+  };
+  return collection.operations
+    .map((operation) => routes[operation]())
+    .filter((route) => !skip.has(`${route.method} ${route.path}`));
+}

@@ -1,0 +1,141 @@
+import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
+import type { ResolvedSettings } from './module-settings.js';
+
+/** One condition of a list query. `contains` is a case-insensitive substring match. */
+export interface Condition {
+  field: string;
+  op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains';
+  value: string | number | boolean | null;
+}
+
+export interface ListQuery {
+  where?: Condition[];
+  /** Case-insensitive free text, looked for in the collection's searchable fields. */
+  search?: string;
+  /** The order; the id is always the last key, so the order is total. */
+  orderBy?: Array<{ field: string; direction: 'asc' | 'desc' }>;
+  limit: number;
+  offset?: number;
+  /**
+   * Start after the record with these values of the order's keys (the id
+   * last): keyset paging, which cursors use.
+   */
+  after?: unknown[];
+}
+
+export interface ListResult<T> {
+  items: T[];
+  /** How many records match the query, ignoring limit, offset and `after`. */
+  total: number;
+}
+
+/** A stored row as drivers see it: every field, by name. */
+export type Row = Record<string, unknown> & { id: string; createdAt: string; updatedAt: string };
+
+/**
+ * What a driver does for one collection: plain reads and writes of complete
+ * rows. Validation, defaults, ids, timestamps, references, hooks and change
+ * events are the data layer's (data-store.ts), the same for every driver.
+ * Writes that break a unique field throw `BERTH_CONFLICT`.
+ */
+export interface DriverRepository {
+  list(query: ListQuery): Promise<ListResult<Row>>;
+  get(id: string): Promise<Row | undefined>;
+  /** How many records hold this value in this field (references). */
+  count(field: string, value: unknown): Promise<number>;
+  insert(row: Row): Promise<Row>;
+  update(id: string, patch: Record<string, unknown>): Promise<Row | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Reads and writes inside one transaction of a driver. */
+export interface DriverScope {
+  repository(collection: CollectionDefinition): DriverRepository;
+}
+
+/** Progress of a migration, for the start-up log. */
+export interface MigrationStep {
+  collection: string;
+  action: 'create' | 'add-field' | 'index' | 'seed' | 'require' | 'unrequire' | 'rebuild';
+  detail: string;
+}
+
+/**
+ * A migration existing records cannot take (a new required field without a
+ * default, a missing value where a field becomes required, duplicates where
+ * it becomes unique, a changed stored type): it says what to do, and
+ * nothing of the migration is kept.
+ */
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** What a driver holds, for the admin overview and metrics. */
+export interface StorageStats {
+  /** Prepared statements kept (an LRU cache), and the most it keeps. */
+  statements?: number;
+  statementLimit?: number;
+  /** Connections of a pool: open, idle, and callers waiting for one. */
+  pool?: { total: number; idle: number; waiting: number };
+}
+
+/**
+ * A storage driver: SQLite, PostgreSQL or IndexedDB. The data layer
+ * (`createDataStore`) turns it into the `Storage` modules use.
+ */
+export interface StorageDriver extends DriverScope {
+  /** The driver's name, for logs: `sqlite`, `postgres`, `indexeddb`. */
+  readonly driver: string;
+  /** Where the data lives, for logs (a file path, a server, a database name). */
+  readonly location: string;
+  /**
+   * Creates and upgrades collections; calls `onStep` for every change it
+   * makes. Seeds are written through `seed`, so they pass the data layer.
+   */
+  migrate(
+    collections: readonly CollectionDefinition[],
+    onStep?: (step: MigrationStep) => void,
+  ): Promise<{ created: string[] }>;
+  /** Runs `work` in one transaction: all of its writes, or none. */
+  transaction<R>(work: (scope: DriverScope) => Promise<R>): Promise<R>;
+  stats?(): StorageStats;
+  close(): Promise<void>;
+}
+
+/** A collection's records, as modules read and write them. */
+export interface Repository<F extends Fields = Fields> {
+  list(query: ListQuery): Promise<ListResult<RecordOf<F>>>;
+  get(id: string): Promise<RecordOf<F> | undefined>;
+  /** Validates, applies defaults, checks references, runs the hooks, stores, and emits `<name>:created`. */
+  create(values: CreateInput<F>): Promise<RecordOf<F>>;
+  /** Undefined when no record has this id. */
+  update(id: string, patch: UpdateInput<F>): Promise<RecordOf<F> | undefined>;
+  /** False when no record has this id. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Reads and writes that hold together: `storage.transaction(async (tx) => …)`. */
+export interface Transaction {
+  repository<F extends Fields>(collection: CollectionDefinition<F>): Repository<F>;
+}
+
+/**
+ * The storage modules use (`services.storage`): every write, whatever made
+ * it (a resource route, the batch entry, a hook, a module's own code), is
+ * validated, runs the collection's hooks and emits exactly one change event,
+ * on every driver.
+ */
+export interface Storage extends Transaction {
+  readonly driver: string;
+  readonly location: string;
+  /** Runs `work` in one transaction; its change events are emitted after it commits. */
+  transaction<R>(work: (tx: Transaction) => Promise<R>): Promise<R>;
+  migrate(
+    collections: readonly CollectionDefinition[],
+    onStep?: (step: MigrationStep) => void,
+  ): Promise<void>;
+  /** The same storage, its write hooks seeing these settings (a runtime binds each app instance's). */
+  withSettings(settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage;
+  stats?(): StorageStats;
+  close(): Promise<void>;
+}

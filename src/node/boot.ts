@@ -1,0 +1,84 @@
+import { EventBus, type App, type ResolvedSettings, type Storage } from '../core/index.js';
+import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
+import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
+import { createLogger, type NodeLogging } from './logger.js';
+import { resolveAppModuleSettings } from './module-settings.js';
+import { openStorage } from './open-storage.js';
+import { logRoutes } from './route-log.js';
+import { resolveSettings, type Settings, type StartFlags } from './settings.js';
+
+export interface BootOptions {
+  flags?: StartFlags;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  logDestination?: NodeJS.WritableStream;
+  /** Make and show a new admin token when there is none (a terminal); a cluster worker never does. */
+  showNewToken: boolean;
+  /** Log the route table (not in a cluster worker: its primary did). */
+  logRoutes: boolean;
+}
+
+/** What every start shares, single process or `--workers` primary and worker. */
+export interface Booted extends NodeLogging {
+  /** The project's app with Berth's own modules, as it serves. */
+  app: App;
+  settings: Settings;
+  /** Re-reads `.env` and the config file (a reload). */
+  resolve(): Settings;
+  realtimePath: string | undefined;
+  events: EventBus;
+  storage: Storage;
+  token: AdminToken;
+  moduleSettings: Map<string, ResolvedSettings>;
+}
+
+/**
+ * The one start-up sequence: settings (Berth's and the modules') → logger
+ * (and the mode line) → storage opened and migrated (each step logged) →
+ * the admin token → the route table. On failure storage is closed again.
+ */
+export async function boot(configured: App, options: BootOptions): Promise<Booted> {
+  const resolve = (): Settings =>
+    resolveSettings({
+      cwd: options.cwd ?? process.cwd(),
+      flags: options.flags ?? {},
+      processEnv: options.env ?? process.env,
+      app: configured,
+    });
+  const settings = resolve();
+  const moduleSettings = resolveAppModuleSettings(configured, settings);
+  const realtimePath = realtimePathOf(configured, settings.realtimePath.value);
+  const app = withBerthModules(configured, { realtimePath });
+  const mode = settings.mode.value;
+  const logging = createLogger(mode, app.name, options.logDestination);
+  const { logger } = logging;
+  if (mode === 'debug') {
+    logger.info(
+      { mode, source: settings.mode.source },
+      'debug mode is on: readable logs and stack traces; set BERTH_MODE=release (or NODE_ENV=production) for production',
+    );
+  } else {
+    logger.info({ mode, source: settings.mode.source }, 'release mode');
+  }
+  const events = new EventBus();
+  const storage = app.createStorage(openStorage(settings, logger), events);
+  try {
+    logger.info(
+      { driver: storage.driver, location: storage.location },
+      `storage: ${storage.driver} at ${storage.location}`,
+    );
+    await storage.migrate(app.collections, (step) =>
+      logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
+    );
+    const token = await ensureAdminToken(settings.dataDir.value, settings.adminToken.value, {
+      create: options.showNewToken,
+    });
+    announceToken(logger, token, app.name, settings.cwd);
+    if (options.logRoutes) logRoutes(logger, app.routes);
+    return { ...logging, app, settings, resolve, realtimePath, events, storage, token, moduleSettings };
+  } catch (error) {
+    await storage.close();
+    logger.flush();
+    throw error;
+  }
+}

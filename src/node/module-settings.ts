@@ -1,0 +1,59 @@
+import { resolveModuleSettings, type App, type ResolvedSettings } from '../core/index.js';
+import { SettingError } from './setting-error.js';
+import type { Settings } from './settings.js';
+
+/**
+ * Resolves every module's settings on Node: each variable they name (real
+ * environment over `.env`), then the module's section of the config file,
+ * then the default. All problems are said in one error, each naming where
+ * the value came from.
+ */
+export function resolveAppModuleSettings(app: App, settings: Settings): Map<string, ResolvedSettings> {
+  const resolved = new Map<string, ResolvedSettings>();
+  const problems: string[] = [];
+  const { config } = settings;
+  for (const moduleSettings of app.settings) {
+    const section = config.values[moduleSettings.module];
+    if (
+      section !== undefined &&
+      (typeof section !== 'object' || section === null || Array.isArray(section))
+    ) {
+      problems.push(
+        `"${moduleSettings.module}" in ${config.path} must be an object of that module's settings`,
+      );
+      continue;
+    }
+    const result = resolveModuleSettings(moduleSettings, {
+      ...(section ? { section: section as Record<string, unknown> } : {}),
+      inSection: (key) => `"${moduleSettings.module}.${key}" in ${config.path}`,
+      variable: (name) => settings.env.get(name),
+    });
+    problems.push(...result.problems);
+    resolved.set(moduleSettings.module, result.resolved);
+  }
+  if (problems.length) throw new SettingError(problems.join('; '));
+  return resolved;
+}
+
+/** Module settings a reload cannot apply (declared `restart`), kept at their running value, and named. */
+export function reloadModuleSettings(
+  app: App,
+  running: ReadonlyMap<string, ResolvedSettings>,
+  next: Map<string, ResolvedSettings>,
+): { settings: Map<string, ResolvedSettings>; changed: Array<{ setting: string; live: boolean }> } {
+  const changed: Array<{ setting: string; live: boolean }> = [];
+  for (const moduleSettings of app.settings) {
+    const before = running.get(moduleSettings.module);
+    const after = next.get(moduleSettings.module);
+    if (!before || !after) continue;
+    for (const [key, spec] of Object.entries(moduleSettings.specs)) {
+      if (JSON.stringify(before.values[key]) === JSON.stringify(after.values[key])) continue;
+      changed.push({ setting: `${moduleSettings.module}.${key}`, live: !spec.restart });
+      if (spec.restart) {
+        after.values[key] = before.values[key];
+        after.sources[key] = before.sources[key]!;
+      }
+    }
+  }
+  return { settings: next, changed };
+}

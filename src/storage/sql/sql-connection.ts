@@ -1,0 +1,10 @@
+/** A row as the engine answers it. */
+export type SqlRow = Record<string, unknown>;
+
+/** One way to send SQL: the database itself, or one transaction on it. */
+export interface SqlConnection {
+  /** A statement that answers rows (SELECT, … RETURNING). */
+  all(sql: string, params: readonly unknown[]): Promise<SqlRow[]>;
+  /** A statement that changes rows; how many. */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
+}

@@ -1,0 +1,218 @@
+import {
+  MigrationError,
+  type CollectionDefinition,
+  type FieldDefinition,
+  type MigrationStep,
+} from '../../core/index.js';
+import { indexName, quote, type SqlDialect } from './dialect.js';
+import type { SqlConnection } from './sql-connection.js';
+import { columnsOf } from './sql-repository.js';
+
+/** A column as the database holds it. */
+export interface ExistingColumn {
+  name: string;
+  /** The engine's type name, upper case (TEXT, INTEGER, BIGINT, …). */
+  type: string;
+  nullable: boolean;
+}
+
+/** The schema changes whose SQL differs between engines. */
+export interface SqlSchemaEditor {
+  /** The table's columns in order, or undefined when there is no such table. */
+  columns(connection: SqlConnection, table: string): Promise<ExistingColumn[] | undefined>;
+  indexes(connection: SqlConnection, table: string): Promise<Set<string>>;
+  /** Makes a column NOT NULL or nullable (SQLite rebuilds the table; its indexes are made again after). */
+  setRequired(connection: SqlConnection, table: string, column: string, required: boolean): Promise<void>;
+  /** Whether the stored type is the one this field kind is stored in. */
+  sameType(existing: string, field: FieldDefinition): boolean;
+}
+
+/** A description of what each collection needs from its table: unchanged means nothing to do. */
+export function fingerprint(collection: CollectionDefinition): string {
+  return JSON.stringify(
+    Object.entries(collection.fields).map(([name, field]) => [
+      name,
+      field.kind,
+      field.required,
+      field.unique,
+      field.indexed || field.kind === 'reference',
+      field.default ?? null,
+    ]),
+  );
+}
+
+/** A default value written into DDL (ADD COLUMN … DEFAULT): only numbers, booleans and text, quoted. */
+function literal(dialect: SqlDialect, field: FieldDefinition): string {
+  const value = dialect.encode(field.kind, field.default);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+/**
+ * Brings collections' tables up to their declarations, the same way on
+ * SQLite and PostgreSQL: creates missing tables (required fields NOT NULL),
+ * adds new fields, changes required-ness, makes and drops Berth's indexes,
+ * and records each step in `berth_migrations`. It never drops a column or
+ * changes a stored type (it says how to move the data instead), and never
+ * loses data: a change existing records cannot take (a new required field
+ * without a default, NULLs where a field becomes required, duplicates where
+ * it becomes unique) fails with the reason, and nothing is changed. Each
+ * collection's description is kept in `berth_collections`, so a start with
+ * nothing to do costs one query (`needsMigration`).
+ */
+export async function migrateTables(
+  connection: SqlConnection,
+  dialect: SqlDialect,
+  editor: SqlSchemaEditor,
+  collections: readonly CollectionDefinition[],
+  onStep: (step: MigrationStep) => void,
+): Promise<string[]> {
+  const p = (index: number) => dialect.placeholder(index);
+  await connection.run(
+    'CREATE TABLE IF NOT EXISTS berth_collections (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, migrated_at TEXT NOT NULL)',
+    [],
+  );
+  await connection.run(
+    'CREATE TABLE IF NOT EXISTS berth_migrations (collection TEXT NOT NULL, step TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    [],
+  );
+  const known = new Map(
+    (await connection.all('SELECT name, fingerprint FROM berth_collections', [])).map((row) => [
+      String(row.name),
+      String(row.fingerprint),
+    ]),
+  );
+  const created: string[] = [];
+  for (const collection of collections) {
+    const wanted = fingerprint(collection);
+    if (known.get(collection.name) === wanted) continue;
+    const step = async (action: MigrationStep['action'], detail: string): Promise<void> => {
+      await connection.run(
+        `INSERT INTO berth_migrations (collection, step, applied_at) VALUES (${p(1)}, ${p(2)}, ${p(3)})`,
+        [collection.name, `${action}: ${detail}`, new Date().toISOString()],
+      );
+      onStep({ collection: collection.name, action, detail });
+    };
+    if (await migrateCollection(connection, dialect, editor, collection, step)) created.push(collection.name);
+    await connection.run(
+      known.has(collection.name)
+        ? `UPDATE berth_collections SET fingerprint = ${p(1)}, migrated_at = ${p(2)} WHERE name = ${p(3)}`
+        : `INSERT INTO berth_collections (fingerprint, migrated_at, name) VALUES (${p(1)}, ${p(2)}, ${p(3)})`,
+      [wanted, new Date().toISOString(), collection.name],
+    );
+  }
+  return created;
+}
+
+/** Whether any collection's table differs from its declaration: one query. */
+export async function needsMigration(
+  connection: SqlConnection,
+  collections: readonly CollectionDefinition[],
+): Promise<boolean> {
+  let rows;
+  try {
+    rows = await connection.all('SELECT name, fingerprint FROM berth_collections', []);
+  } catch {
+    return true; // no such table yet
+  }
+  const known = new Map(rows.map((row) => [String(row.name), String(row.fingerprint)]));
+  return collections.some((collection) => known.get(collection.name) !== fingerprint(collection));
+}
+
+async function migrateCollection(
+  connection: SqlConnection,
+  dialect: SqlDialect,
+  editor: SqlSchemaEditor,
+  collection: CollectionDefinition,
+  step: (action: MigrationStep['action'], detail: string) => Promise<void>,
+): Promise<boolean> {
+  const { name } = collection;
+  const table = quote(name);
+  const fields = Object.entries(collection.fields);
+  const existing = await editor.columns(connection, name);
+  const count = async (where = ''): Promise<number> =>
+    Number((await connection.all(`SELECT count(*) AS "total" FROM ${table}${where}`, []))[0]!.total);
+
+  if (!existing) {
+    const columns = columnsOf(collection).map(
+      (column) =>
+        `${quote(column.name)} ${dialect.columnType(column.kind)}${column.name === 'id' ? ' PRIMARY KEY' : column.nullable ? '' : ' NOT NULL'}`,
+    );
+    await connection.run(`CREATE TABLE ${table} (${columns.join(', ')})`, []);
+    await step('create', `table ${name}`);
+  } else {
+    const have = new Map(existing.map((column) => [column.name, column]));
+    for (const [field, definition] of fields) {
+      const column = have.get(field);
+      if (!column) {
+        const type = dialect.columnType(definition.kind);
+        if (!definition.required) {
+          await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type}`, []);
+        } else if (definition.default !== undefined) {
+          await connection.run(
+            `ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type} NOT NULL DEFAULT ${literal(dialect, definition)}`,
+            [],
+          );
+        } else {
+          const records = await count();
+          if (records > 0) {
+            throw new MigrationError(
+              `${name}.${field} is a new required field without a default, and ${name} holds ${records} records that would have no value: give the field a default, or declare it with required: false`,
+            );
+          }
+          await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type}`, []);
+          await editor.setRequired(connection, name, field, true);
+        }
+        await step('add-field', `${name}.${field}`);
+        continue;
+      }
+      if (!editor.sameType(column.type, definition)) {
+        throw new MigrationError(
+          `${name}.${field} is stored as ${column.type} but declared as ${definition.kind}: Berth never changes a stored type; add a field of the new kind and copy the values into it, or keep the old kind`,
+        );
+      }
+      if (definition.required && column.nullable) {
+        const empty = await count(` WHERE ${quote(field)} IS NULL`);
+        if (empty > 0) {
+          throw new MigrationError(
+            `${name}.${field} is now required, but ${empty} ${name} records have no value: give them one, or declare it with required: false`,
+          );
+        }
+        await editor.setRequired(connection, name, field, true);
+        await step('require', `${name}.${field}`);
+      } else if (!definition.required && !column.nullable) {
+        await editor.setRequired(connection, name, field, false);
+        await step('unrequire', `${name}.${field}`);
+      }
+    }
+  }
+
+  const indexes = await editor.indexes(connection, name);
+  for (const [field, definition] of fields) {
+    for (const unique of [true, false]) {
+      const index = indexName(name, field, unique);
+      const wanted = unique
+        ? definition.unique
+        : !definition.unique && (definition.indexed || definition.kind === 'reference');
+      if (wanted && !indexes.has(index)) {
+        try {
+          await connection.run(
+            `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quote(index)} ON ${table} (${quote(field)})`,
+            [],
+          );
+        } catch (error) {
+          if (!unique) throw error;
+          throw new MigrationError(
+            `cannot make ${name}.${field} unique: some ${name} records share a value (${(error as Error).message}); make them distinct first`,
+          );
+        }
+        await step('index', index);
+      } else if (!wanted && indexes.has(index)) {
+        await connection.run(`DROP INDEX ${quote(index)}`, []);
+        await step('index', `dropped ${index}`);
+      }
+    }
+  }
+  return !existing;
+}
