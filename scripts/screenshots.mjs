@@ -4,19 +4,36 @@ import { join } from 'node:path';
 import { launchChromium, root, startBerth } from './lib/berth-in-chromium.mjs';
 
 const token = 'screenshot-admin-token-0123456789';
+const people = [
+  { name: 'Grace Hopper', email: 'grace@example.org', role: 'admin' },
+  { name: 'Alan Turing', email: 'alan@example.org' },
+  { name: 'Katherine Johnson', email: 'katherine@example.org' },
+  { name: 'Edsger Dijkstra', email: 'edsger@example.org' },
+];
+
 const server = await startBerth({ BERTH_ADMIN_TOKEN: token });
 const browser = await launchChromium();
 try {
+  // A few users, so that the Data page has rows to show (users start empty).
+  for (const person of people) {
+    const response = await fetch(`${server.url}/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(person),
+    });
+    if (response.status !== 201) throw new Error(`POST /users answered ${response.status}`);
+  }
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${server.url}/`);
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   await page.screenshot({ path: join(root, 'docs', 'admin-overview.png') });
-  await page.getByRole('link', { name: 'Books' }).click();
-  await page.locator('table.books tbody tr').first().waitFor();
-  await page.screenshot({ path: join(root, 'docs', 'admin-books.png') });
-  console.log('saved docs/admin-overview.png and docs/admin-books.png');
+  await page.getByRole('link', { name: 'Data' }).click();
+  await page.getByRole('navigation', { name: 'Collections' }).getByRole('link', { name: 'users' }).click();
+  await page.getByRole('navigation', { name: 'users pages' }).getByText(`1–${people.length} of`).waitFor();
+  await page.screenshot({ path: join(root, 'docs', 'admin-data.png') });
+  console.log('saved docs/admin-overview.png and docs/admin-data.png');
 } finally {
   await browser.close();
   server.stop();

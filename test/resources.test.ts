@@ -189,7 +189,7 @@ describe('resources: access, references, kinds', () => {
     );
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual([
-      { path: 'project', message: 'no projects record has the id "nope"' },
+      { path: 'body.project', message: 'no projects record has the id "nope"' },
     ]);
     const project = (
       await read<{ id: string }>(

@@ -106,6 +106,27 @@ function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more:
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
+/** A write's validation errors (a missing reference, a hook's change) as the body's: `project` → `body.project`. */
+async function asBody<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (
+      error instanceof BerthError &&
+      error.errors &&
+      error.errors.some((each) => !each.path.startsWith('body.'))
+    ) {
+      throw new BerthError(error.code, error.message, {
+        errors: error.errors.map((each) => ({ ...each, path: `body.${each.path}` })),
+        ...(error.headers ? { headers: error.headers } : {}),
+        ...(error.hint ? { hint: error.hint } : {}),
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 /**
  * The REST resource of a collection: the operations it declares, each with
  * its access, its schemas in `/docs`, and answers that never show hidden
@@ -185,7 +206,9 @@ export function resourceRoutes(
         status: 201,
         response: record,
         async handler({ body, services }) {
-          return collection.present(await services.storage.repository(collection).create(body as never));
+          return collection.present(
+            await asBody(services.storage.repository(collection).create(body as never)),
+          );
         },
       }),
     update: () =>
@@ -198,7 +221,9 @@ export function resourceRoutes(
         body: collection.schemas.update,
         response: record,
         async handler({ params, body, services }) {
-          const updated = await services.storage.repository(collection).update(params.id, body as never);
+          const updated = await asBody(
+            services.storage.repository(collection).update(params.id, body as never),
+          );
           if (!updated) throw notFound(params.id);
           return collection.present(updated);
         },

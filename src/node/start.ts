@@ -1,14 +1,13 @@
-import type { App, AppInstance, ResolvedSettings, RuntimeInfo, Storage } from '../core/index.js';
+import type { App, AppInstance, Storage } from '../core/index.js';
 import { createNodeRealtime } from '../realtime/node-realtime.js';
-import { createAppInstance } from './app-instance.js';
+import { servingInstances } from './instances.js';
 import { boot } from './boot.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
 import { HttpListener, listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
-import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
+import { resolveAppModuleSettings } from './module-settings.js';
 import { createReload, type Serving } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
-import { serviceReport } from './service-report.js';
 import { realtimeSettingsOf } from './setting-table.js';
 import type { Settings, StartFlags } from './settings.js';
 import { clearStartFailure } from './start-failure.js';
@@ -64,7 +63,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     showNewToken: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
     logRoutes: !worker,
   });
-  const { app, settings, logger, logRequest, storage, events, realtimePath } = booted;
+  const { app, settings, logger, storage, events, realtimePath } = booted;
   const dataDir = settings.dataDir.value;
   try {
     for (const hook of app.hooks.onStart) await hook();
@@ -72,18 +71,6 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     await storage.close();
     throw error;
   }
-  const runtime: RuntimeInfo = {
-    runtime: 'node',
-    mode: settings.mode.value,
-    modeSource: settings.mode.source,
-    startedAt: Date.now(),
-    details: {
-      node: process.version,
-      pid: process.pid,
-      dataDir,
-      storage: `${storage.driver} at ${storage.location}`,
-    },
-  };
   const realtime = realtimePath
     ? createNodeRealtime(app, {
         path: realtimePath,
@@ -99,48 +86,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
             : {}),
       })
     : undefined;
-  const adminReports = {
-    service: serviceReport(runtime),
-    ...(realtime
-      ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
-      : {}),
-  };
-  let moduleSettings: ReadonlyMap<string, ResolvedSettings> = booted.moduleSettings;
-  const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
-    if (current !== settings) {
-      const reloaded = reloadModuleSettings(app, moduleSettings, resolveAppModuleSettings(app, current));
-      moduleSettings = reloaded.settings;
-      for (const { setting, live } of reloaded.changed) {
-        if (live) logger.info({ setting }, `reload: applied ${setting}`);
-        else
-          logger.warn(
-            { setting },
-            `${setting} changed: restart the server to apply it; the reload keeps the running value`,
-          );
-      }
-    }
-    return createAppInstance(
-      app,
-      {
-        runtime,
-        adminReports,
-        ...(realtime ? { realtime: realtime.bridge } : {}),
-        storage,
-        logger,
-        events,
-        mode: settings.mode.value,
-        bodyLimit: current.bodyLimit.value,
-        batchLimits: {
-          maxRequests: current.batchMaxRequests.value,
-          maxResponseBytes: current.batchMaxResponseBytes.value,
-        },
-        settings: moduleSettings,
-        ...(adminTokenHash ? { adminTokenHash } : {}),
-        ...(logRequest ? { logRequest } : {}),
-      },
-      { cwd: current.cwd, dataDir },
-    );
-  };
+  const { runtime, instanceFor } = servingInstances(booted, realtime);
   const listener = new HttpListener(instanceFor(settings, booted.token.hash));
   realtime?.attach(listener.server);
   const draining = new Set<Promise<unknown>>();

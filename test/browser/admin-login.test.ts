@@ -26,7 +26,7 @@ describe('admin UI: logging in', () => {
     await logInAndWait(page);
     for (const [link, heading] of [
       ['API reference', /API reference/],
-      ['Books', 'Books'],
+      ['Data', 'Data'],
       ['Realtime', 'Realtime'],
       ['Service', 'Service'],
       ['Overview', 'Overview'],

@@ -14,7 +14,7 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     expect(facts).toMatch(/Uptime\d+ s/);
     const routes = await page.locator('table.routes').textContent();
     expect(routes).toContain('/books/:id');
-    expect(routes).toContain('Delete a book');
+    expect(routes).toMatch(/DELETE\/books\/:idbooksadmin token/);
   });
 
   it('the API reference, from /docs, lists /books with its parameters and body', async () => {
@@ -26,16 +26,15 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     await books.waitFor();
     expect(await books.textContent()).toContain('/books/{id}');
 
-    const query = books.locator('details', { hasText: 'Query books' });
+    // Found by method and path: the summaries are the server's to word.
+    const query = books.locator('details', { hasText: /^\s*GET\s*\/books\s/ });
     await query.locator('summary').click();
     expect(await query.locator('tr', { hasText: 'limit' }).textContent()).toMatch(
       /limitqueryinteger.*default 20/,
     );
 
-    const create = books.locator('details', { hasText: 'Create a book' });
-    expect(await create.locator('summary').textContent()).toMatch(
-      /POST\s*\/books\s*Create a book\s*admin token/,
-    );
+    const create = books.locator('details', { hasText: /^\s*POST\s*\/books\s/ });
+    expect(await create.locator('summary').textContent()).toMatch(/POST\s*\/books\s*\S.*admin token$/);
     await create.locator('summary').click();
     expect(await create.locator('tr', { hasText: 'year' }).textContent()).toContain('integer | null');
     expect(await create.textContent()).toContain('409');
@@ -88,7 +87,7 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     await logInAndWait(page);
     await page.getByRole('link', { name: 'Realtime' }).click();
     await page.getByRole('alert').getByText('This server does not offer this page yet').waitFor();
-    await page.getByRole('link', { name: 'Books' }).click(); // the rest still works
-    await page.getByRole('heading', { name: 'Books' }).waitFor();
+    await page.getByRole('link', { name: 'Data' }).click(); // the rest still works
+    await page.getByRole('heading', { name: 'Data' }).waitFor();
   });
 });

@@ -1,33 +1,38 @@
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { clearToken, getToken } from './api.js';
 import { ApiReferencePage } from './pages/api-reference.js';
-import { BooksPage } from './pages/books.js';
+import { DataPage } from './pages/data.js';
 import { Login } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
 import { RealtimePage } from './pages/realtime.js';
 import { ServicePage } from './pages/service.js';
 
+/** A page of the admin UI; `path` is what the hash holds after its name (`#/data/users` → `users`). */
+type PageEntry = { title: string; Page: ComponentType<{ path: string }> };
+
 const pages = {
   overview: { title: 'Overview', Page: OverviewPage },
   api: { title: 'API reference', Page: ApiReferencePage },
-  books: { title: 'Books', Page: BooksPage },
+  data: { title: 'Data', Page: DataPage },
   realtime: { title: 'Realtime', Page: RealtimePage },
   service: { title: 'Service', Page: ServicePage },
-} as const;
+} satisfies Record<string, PageEntry>;
 type PageName = keyof typeof pages;
 
-const current = (): PageName => {
-  const name = location.hash.replace(/^#\/?/, '');
-  return name in pages ? (name as PageName) : 'overview';
+/** `#/data/users?role=admin` → the page `data` and the rest, `users?role=admin`, for the page to read. */
+const current = (): { page: PageName; path: string } => {
+  const [name = '', path = ''] = location.hash.replace(/^#\/?/, '').split(/\/(.*)/s);
+  return Object.hasOwn(pages, name) ? { page: name as PageName, path } : { page: 'overview', path: '' };
 };
 
 /** The admin UI: the login screen until a token is accepted, then the page named by the URL's hash. */
 export function App() {
   const [loggedIn, setLoggedIn] = useState(Boolean(getToken()));
-  const [page, setPage] = useState<PageName>(current());
+  const [{ page, path }, setLocation] = useState(current);
   const [notice, setNotice] = useState<string>();
   useEffect(() => {
-    const onHash = () => setPage(current());
+    const onHash = () => setLocation(current());
     const onUnauthorized = () => {
       clearToken();
       setNotice('Your token is no longer accepted: log in again.');
@@ -44,7 +49,7 @@ export function App() {
     document.title = `${loggedIn ? pages[page].title : 'Log in'} · Berth admin`;
   }, [loggedIn, page]);
   if (!loggedIn) return <Login notice={notice} onLogin={() => (setNotice(undefined), setLoggedIn(true))} />;
-  const { Page } = pages[page];
+  const { Page }: PageEntry = pages[page];
   return (
     <div class="shell">
       <header>
@@ -67,7 +72,7 @@ export function App() {
         </button>
       </header>
       <main>
-        <Page />
+        <Page path={path} />
       </main>
     </div>
   );

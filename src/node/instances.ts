@@ -1,0 +1,72 @@
+import type { AppInstance, ResolvedSettings, RuntimeInfo } from '../core/index.js';
+import type { NodeRealtime } from '../realtime/node-realtime.js';
+import { createAppInstance } from './app-instance.js';
+import type { Booted } from './boot.js';
+import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
+import { serviceReport } from './service-report.js';
+import type { Settings } from './settings.js';
+
+/**
+ * What the Node runtime serves an app with: the facts the admin overview
+ * shows, and an app instance per settings (the start's, then each
+ * reload's: its body and batch limits, its modules' settings — those that
+ * need a restart keep their running value, and the log says which).
+ */
+export function servingInstances(booted: Booted, realtime: NodeRealtime | undefined) {
+  const { app, settings, logger, logRequest, storage, events } = booted;
+  const runtime: RuntimeInfo = {
+    runtime: 'node',
+    mode: settings.mode.value,
+    modeSource: settings.mode.source,
+    startedAt: Date.now(),
+    details: {
+      node: process.version,
+      pid: process.pid,
+      dataDir: settings.dataDir.value,
+      storage: `${storage.driver} at ${storage.location}`,
+    },
+  };
+  const adminReports = {
+    service: serviceReport(runtime),
+    ...(realtime
+      ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
+      : {}),
+  };
+  let moduleSettings: ReadonlyMap<string, ResolvedSettings> = booted.moduleSettings;
+  const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
+    if (current !== settings) {
+      const reloaded = reloadModuleSettings(app, moduleSettings, resolveAppModuleSettings(app, current));
+      moduleSettings = reloaded.settings;
+      for (const { setting, live } of reloaded.changed) {
+        if (live) logger.info({ setting }, `reload: applied ${setting}`);
+        else
+          logger.warn(
+            { setting },
+            `${setting} changed: restart the server to apply it; the reload keeps the running value`,
+          );
+      }
+    }
+    return createAppInstance(
+      app,
+      {
+        runtime,
+        adminReports,
+        ...(realtime ? { realtime: realtime.bridge } : {}),
+        storage,
+        logger,
+        events,
+        mode: settings.mode.value,
+        bodyLimit: current.bodyLimit.value,
+        batchLimits: {
+          maxRequests: current.batchMaxRequests.value,
+          maxResponseBytes: current.batchMaxResponseBytes.value,
+        },
+        settings: moduleSettings,
+        ...(adminTokenHash ? { adminTokenHash } : {}),
+        ...(logRequest ? { logRequest } : {}),
+      },
+      { cwd: current.cwd, dataDir: settings.dataDir.value },
+    );
+  };
+  return { runtime, instanceFor };
+}

@@ -1,0 +1,74 @@
+/** The field types a collection declares; see GET /admin/collections. */
+export type FieldType =
+  'text' | 'integer' | 'real' | 'boolean' | 'json' | 'enum' | 'date' | 'datetime' | 'reference';
+
+export interface Field {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  unique: boolean;
+  indexed: boolean;
+  searchable: boolean;
+  readOnly: boolean;
+  default?: unknown;
+  /** enum: the allowed values. */
+  values?: string[];
+  /** reference: the name of the collection it points into. */
+  references?: string;
+  /** The filter operators it takes (`eq` is `?field=value`); none for fields that cannot be filtered. */
+  operators: string[];
+}
+
+export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
+
+/** A collection as GET /admin/collections describes it: its fields and the REST routes it has. */
+export interface Collection {
+  name: string;
+  description: string | null;
+  path: string;
+  /** The default order of its list, e.g. `title` or `-createdAt`. */
+  sort: string;
+  searchable: string[];
+  fields: Field[];
+  routes: Array<{ operation: Operation; method: string; path: string; access: string }>;
+}
+
+/** A record as the resource answers it: its fields plus the ones every record has. */
+export type StoredRecord = { id: string; createdAt?: string; updatedAt?: string } & Record<string, unknown>;
+
+/** One page of `GET /<path>`. */
+export interface RecordPage {
+  items: StoredRecord[];
+  total: number;
+  limit: number;
+  offset: number;
+  next: string | null;
+}
+
+/** Whether the collection's resource has this operation: the UI never offers one it does not. */
+export const offers = (collection: Collection, operation: Operation): boolean =>
+  collection.routes.some((route) => route.operation === operation);
+
+/** `users` → `user`, `categories` → `category`: for "New user" and the like. */
+export function singular(name: string): string {
+  if (/ies$/.test(name)) return name.replace(/ies$/, 'y');
+  if (/(ss|x|ch|sh)es$/.test(name)) return name.replace(/es$/, '');
+  if (/[^s]s$/.test(name)) return name.slice(0, -1);
+  return name;
+}
+
+/** The fields a client may write (read-only ones are set by the server). */
+export const writableFields = (collection: Collection): Field[] =>
+  collection.fields.filter((field) => !field.readOnly);
+
+/** The first 8 characters of an id: enough to tell records apart on screen. */
+export const shortId = (id: string): string => (id.length > 12 ? id.slice(0, 8) : id);
+
+/** What a record is called on buttons and in messages: its first text field, else its short id. */
+export function recordLabel(collection: Collection, record: StoredRecord): string {
+  const text = collection.fields.find(
+    (field) => field.type === 'text' && typeof record[field.name] === 'string',
+  );
+  const value = text ? String(record[text.name]).trim() : '';
+  return value || shortId(String(record.id));
+}
