@@ -3,9 +3,16 @@
 import { benchBooks } from './books.mjs';
 import { benchBrowser } from './browser.mjs';
 import { benchChat } from './chat.mjs';
+import { benchExtensions } from './extensions.mjs';
 import { benchScaling } from './scaling.mjs';
 
-const sections = { books: benchBooks, chat: benchChat, scaling: benchScaling, browser: benchBrowser };
+const sections = {
+  books: benchBooks,
+  extensions: benchExtensions,
+  chat: benchChat,
+  scaling: benchScaling,
+  browser: benchBrowser,
+};
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {
   if (chosen.length === 0 || chosen.includes(name)) await run();

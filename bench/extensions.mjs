@@ -1,0 +1,58 @@
+// What Berth's extension points cost on the hot path: `GET /books` with and
+// without them, side by side in one run (server on CPU 0, wrk on CPU 1,
+// rounds interleaved). A measurement to read, never a pass or a fail.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, load, median, startPinned, table } from './lib.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const script = join(root, 'bench', 'servers', 'berth-extended.mjs');
+
+/** The variants: none declared, then each extension point in use. */
+const variants = {
+  'no hooks declared': {},
+  'request and write hooks (no-ops)': { BENCH_HOOKS: '1' },
+};
+
+export async function benchExtensions() {
+  const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-extensions-'));
+  try {
+    const env = { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789' };
+    const results = {};
+    for (let round = 1; round <= rounds; round++) {
+      for (const [name, extra] of Object.entries(variants)) {
+        const port = await freePort();
+        const server = await startPinned(0, script, ['start'], { ...env, ...extra, PORT: String(port) }, cwd);
+        try {
+          const url = `http://127.0.0.1:${port}/books`;
+          await load(url, server.pid, { seconds: 1 });
+          const result = await load(url, server.pid, { seconds });
+          (results[name] ??= []).push(result);
+          process.stderr.write(`round ${round} ${name}: ${result.rps.toFixed(0)} req/s\n`);
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    const base = median(results['no hooks declared'].map((r) => r.cpuPerRequest));
+    console.log(`\nExtension points: GET /books (median of ${rounds} rounds of ${seconds}s)\n`);
+    table([
+      ['variant', 'req/s', 'CPU µs/req', 'vs none'],
+      ...Object.keys(variants).map((name) => {
+        const cpu = median(results[name].map((r) => r.cpuPerRequest));
+        return [
+          name,
+          median(results[name].map((r) => r.rps)).toFixed(0),
+          cpu.toFixed(1),
+          `${(cpu / base).toFixed(3)}×`,
+        ];
+      }),
+    ]);
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
