@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -93,7 +93,28 @@ export function run(
       done({ code, signal });
     }),
   );
+  // Under `script` the server is a grandchild in a session of its own (and takes the hang-up
+  // of its terminal for a reload): it is stopped by its pid.
+  const grandchildren = (): number[] => {
+    try {
+      return readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
+        .split(' ')
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  let served: number[] = [];
+  if (options.terminal) child.stdout!.once('data', () => (served = grandchildren()));
   onTestFinished(async () => {
+    for (const pid of [...served, ...grandchildren()]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;
