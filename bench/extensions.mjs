@@ -14,8 +14,11 @@ const script = join(root, 'bench', 'servers', 'berth-extended.mjs');
 
 /** The variants: none declared, then each extension point in use. */
 const variants = {
-  'no hooks declared': {},
-  'request and write hooks (no-ops)': { BENCH_HOOKS: '1' },
+  'bare (no accounts)': { BENCH_VARIANT: 'bare' },
+  'accounts (as shipped)': { BENCH_VARIANT: 'default' },
+  '+ request and write hooks (no-ops)': { BENCH_VARIANT: 'hooks' },
+  '+ JWT authenticator (unused)': { BENCH_VARIANT: 'jwt' },
+  '+ books listed under a rule in code': { BENCH_VARIANT: 'rule' },
 };
 
 export async function benchExtensions() {
@@ -38,10 +41,10 @@ export async function benchExtensions() {
         }
       }
     }
-    const base = median(results['no hooks declared'].map((r) => r.cpuPerRequest));
+    const base = median(results['bare (no accounts)'].map((r) => r.cpuPerRequest));
     console.log(`\nExtension points: GET /books (median of ${rounds} rounds of ${seconds}s)\n`);
     table([
-      ['variant', 'req/s', 'CPU µs/req', 'vs none'],
+      ['variant', 'req/s', 'CPU µs/req', 'vs bare'],
       ...Object.keys(variants).map((name) => {
         const cpu = median(results[name].map((r) => r.cpuPerRequest));
         return [

@@ -33,7 +33,27 @@ try {
   await page.getByRole('navigation', { name: 'Collections' }).getByRole('link', { name: 'users' }).click();
   await page.getByRole('navigation', { name: 'users pages' }).getByText(`1–${people.length} of`).waitFor();
   await page.screenshot({ path: join(root, 'docs', 'admin-data.png') });
-  console.log('saved docs/admin-overview.png and docs/admin-data.png');
+  // Berth's accounts on the users page: a user who signed in twice, and one disabled from the page.
+  const ada = { email: 'ada@example.org', password: 'analytical-engine', name: 'Ada Lovelace' };
+  const login = { email: ada.email, password: ada.password };
+  for (const [path, body] of [
+    ['signup', ada],
+    ['login', login],
+    ['login', login],
+  ]) {
+    const response = await fetch(`${server.url}/auth/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`POST /auth/${path} answered ${response.status}`);
+  }
+  await page.reload();
+  await page.getByRole('link', { name: '2 live sessions of Ada Lovelace' }).waitFor();
+  await page.getByRole('button', { name: 'Disable Alan Turing', exact: true }).click();
+  await page.getByRole('status').getByText('Disabled Alan Turing').waitFor();
+  await page.screenshot({ path: join(root, 'docs', 'admin-users.png'), fullPage: true });
+  console.log('saved docs/admin-overview.png, docs/admin-data.png and docs/admin-users.png');
 } finally {
   await browser.close();
   server.stop();

@@ -5,6 +5,7 @@ import { batchModule } from './modules/batch/index.js';
 import { chatModule } from './modules/chat/index.js';
 import { playgroundModule } from './modules/playground/index.js';
 import { usersModule } from './modules/users/index.js';
+import { accountsModule } from './node/accounts.js';
 
 /** Berth's own version, from its package.json. */
 export const berthVersion: string = (createRequire(import.meta.url)('../package.json') as { version: string })
@@ -15,6 +16,6 @@ export function createBerthApp(): App {
   return createApp({
     name: 'berth',
     version: berthVersion,
-    modules: [booksModule, usersModule, chatModule, batchModule, playgroundModule],
+    modules: [booksModule, usersModule, accountsModule, chatModule, batchModule, playgroundModule],
   });
 }

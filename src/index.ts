@@ -18,6 +18,15 @@ export { openPostgresStorage } from './storage/postgres.js';
 export { booksModule, books } from './modules/books/index.js';
 export { chatModule, chatChannel } from './modules/chat/index.js';
 export { usersModule, users } from './modules/users/index.js';
+export {
+  accountSettings,
+  createAccountsModule,
+  sessions,
+  type PasswordHasher,
+} from './modules/accounts/index.js';
+export { jwtAuthenticator, type JwtOptions } from './modules/accounts/jwt.js';
+export { accountsModule } from './node/accounts.js';
+export { scryptHasher } from './node/password-hasher.js';
 export { batchModule } from './modules/batch/index.js';
 export { withBerthModules } from './modules/berth-modules.js';
 export { createBerthApp, berthVersion } from './berth-app.js';

@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/core/index.js';
 import { booksModule } from '../src/modules/books/index.js';
+import { accountsApp } from './helpers/accounts.js';
 import { instantiate } from './helpers/in-process.js';
 import { berthBin, bookshopBin, startBinary, tempDir } from './helpers/processes.js';
 
@@ -170,5 +171,49 @@ describe('GET /docs', () => {
     const document = JSON.parse(text) as Document;
     expect(Object.keys(document.paths['/{file}']!.get!.responses as object)).toContain('404');
     expect(Object.keys(document.paths['/playground/{file}']!.get!.responses as object)).toContain('404');
+  });
+
+  it('lists the security of every operation, the auth endpoints and their 401/403/404/429 answers', async () => {
+    const { request } = await instantiate(accountsApp());
+    const document = (await (await request('/docs')).json()) as Document & {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
+    const validator = new Validator();
+    expect((await validator.validate(document as Parameters<Validator['validate']>[0])).errors ?? []).toEqual(
+      [],
+    );
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['adminToken', 'userToken']);
+    const op = (path: string, method: string) => document.paths[path]![method]!;
+    const answers = (path: string, method: string) => Object.keys(op(path, method).responses).sort();
+    // Owner-scoped notes: a user's token or the admin's; 401 without, 404 for another's.
+    expect(op('/notes', 'get').security).toEqual([{ userToken: [] }, { adminToken: [] }]);
+    expect(answers('/notes/{id}', 'get')).toEqual(expect.arrayContaining(['401', '403', '404']));
+    expect(answers('/notes', 'post')).toEqual(expect.arrayContaining(['401', '403', '422', '429']));
+    expect(op('/notes/{id}', 'patch').description).toContain(
+      '**Access:** a signed-in user, on their own records only',
+    );
+    // Books: anyone reads; admins write.
+    expect(op('/books', 'get').security).toEqual([]);
+    expect(op('/books', 'post').security).toEqual([{ adminToken: [] }]);
+    // The auth endpoints and what they answer.
+    expect(op('/auth/login', 'post').security).toEqual([]);
+    expect(answers('/auth/login', 'post')).toEqual(
+      expect.arrayContaining(['200', '401', '403', '422', '429']),
+    );
+    expect(answers('/auth/signup', 'post')).toEqual(
+      expect.arrayContaining(['201', '403', '409', '422', '429']),
+    );
+    expect(op('/auth/me', 'get').security).toEqual([{ userToken: [] }, { adminToken: [] }]);
+    expect(answers('/auth/me', 'get')).toContain('401');
+    expect(op('/auth/sessions', 'delete').security).toEqual([{ adminToken: [] }]);
+    expect(answers('/auth/sessions', 'delete')).toEqual(expect.arrayContaining(['401', '403', '404']));
+    // Every operation says who may call it.
+    for (const [path, operations] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(operations))
+        expect({ path, method, security: Array.isArray(operation.security) }).toEqual({
+          path,
+          method,
+          security: true,
+        });
   });
 });

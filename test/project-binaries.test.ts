@@ -40,7 +40,7 @@ describe("a project's own binary (examples/bookshop)", () => {
 describe('berth new', () => {
   const token = 'scaffold-test-admin-token-0123456789';
 
-  it('scaffolds a JavaScript project whose notes collection is a whole resource, with a passing test', async () => {
+  it('scaffolds a JavaScript project whose notes collection is a whole, owner-scoped resource, with a passing test', async () => {
     const parent = tempDir();
     const dir = join(parent, 'my-api');
     const created = run(berthBin, ['new', dir], { cwd: parent });
@@ -69,23 +69,42 @@ describe('berth new', () => {
     });
     expect(server.stdout()).toMatch(/route GET +\/notes\n/);
     expect(server.stdout()).toMatch(/route GET +\/notes-summary/);
-    const socket = connect(server.url, { transports: ['websocket'], reconnection: false, forceNew: true });
+    // Notes are private: sign up and log in first.
+    const post = (path: string, body: unknown, bearer?: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const credentials = { email: 'ada@example.org', password: 'a long enough password' };
+    expect((await post('/auth/signup', credentials)).status).toBe(201);
+    const { token: userToken } = (await (await post('/auth/login', credentials)).json()) as { token: string };
+    expect((await fetch(`${server.url}/notes`)).status).toBe(401);
+    const socket = connect(server.url, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      auth: { token: userToken },
+    });
     await new Promise<void>((done) => socket.once('connect', () => done()));
     expect(await socket.emitWithAck('subscribe', 'notes')).toEqual({ ok: true, topic: 'notes' });
     const event = new Promise<{ title: string; done: boolean }>((done) => socket.once('notes:created', done));
-    const posted = await fetch(`${server.url}/notes`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'First note' }),
-    });
+    const posted = await post('/notes', { title: 'First note' }, userToken);
     expect(posted.status).toBe(201);
     expect(await event).toMatchObject({ title: 'First note', done: false });
     socket.disconnect();
-    const list = (await (await fetch(`${server.url}/notes?done=false&sort=title`)).json()) as {
+    const mine = { headers: { authorization: `Bearer ${userToken}` } };
+    const list = (await (await fetch(`${server.url}/notes?done=false&sort=title`, mine)).json()) as {
       total: number;
     };
     expect(list.total).toBe(1);
-    expect(await (await fetch(`${server.url}/notes-summary`)).json()).toEqual({ open: 1, done: 0 });
+    expect(await (await fetch(`${server.url}/notes-summary`, mine)).json()).toEqual({ open: 1, done: 0 });
+    // The admin token sees every user's notes.
+    const all = await fetch(`${server.url}/notes`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await all.json()) as { total: number }).total).toBe(1);
     const docs = (await (await fetch(`${server.url}/docs`)).json()) as { paths: Record<string, object> };
     expect(Object.keys(docs.paths)).toEqual(
       expect.arrayContaining(['/notes', '/notes/{id}', '/notes-summary']),
@@ -104,7 +123,9 @@ describe('berth new', () => {
     const tested = await exec('npm', ['test'], { cwd: dir });
     expect(tested.stdout).toMatch(/# pass 1/);
     const server = await startBinary(join(dir, 'bin', 'typed-api'), { cwd: dir, env: { PORT: '0' } });
-    expect((await fetch(`${server.url}/notes`)).status).toBe(200);
+    // Private by default: anonymous callers are told to sign in.
+    expect((await fetch(`${server.url}/notes`)).status).toBe(401);
+    expect((await fetch(`${server.url}/auth/me`)).status).toBe(401);
   }, 120_000);
 
   it('refuses a directory that is not empty and writes nothing', async () => {

@@ -66,14 +66,14 @@ const nextMessage = (client: WebSocket) =>
   new Promise<string>((done) => client.once('message', (data: Buffer) => done(data.toString())));
 
 describe('realtime subscriptions need the access reading over HTTP needs', () => {
-  it('users (admin to read) refuse a subscriber without the admin token and say why; with it, events arrive', async () => {
+  it('users (each reads their own) refuse an anonymous subscriber and say why; the admin token gets every event', async () => {
     const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
     const stranger = await socketIo(server.url);
     const refused = await stranger.emitWithAck('subscribe', 'users');
     expect(refused).toEqual({
       ok: false,
       error:
-        'subscribing to users needs the admin token, as reading it over HTTP does: connect with io(url, { auth: { token } })',
+        'subscribing to users needs a signed-in caller (a token of POST /auth/login), as reading it over HTTP does: connect with io(url, { auth: { token } })',
     });
     expect(await stranger.emitWithAck('subscribe', 'books')).toEqual({ ok: true, topic: 'books' });
     const wrong = await socketIo(server.url, { auth: { token: 'not-the-admin-token-at-all' } });

@@ -11,7 +11,7 @@ export function addNewCommand(program: Command): void {
     .action((dir: string, flags: { ts?: boolean }) => {
       const project = scaffoldProject(dir, { typescript: flags.ts === true });
       process.stdout.write(
-        `created ${project.name} (${flags.ts ? 'TypeScript' : 'JavaScript'}) in ${project.dir}:\n${project.files.map((file) => `  ${file}`).join('\n')}\n\nnext:\n  cd ${dir}\n  npm install\n  npm start     # then: curl localhost:4500/notes\n  npm test\n`,
+        `created ${project.name} (${flags.ts ? 'TypeScript' : 'JavaScript'}) in ${project.dir}:\n${project.files.map((file) => `  ${file}`).join('\n')}\n\nnext:\n  cd ${dir}\n  npm install\n  npm start     # then sign up and log in: README.md shows how\n  npm test\n`,
       );
     });
 }

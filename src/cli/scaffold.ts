@@ -23,6 +23,10 @@ const notesModule = (
  * API. The module gets the whole resource: GET /notes (filters, sort,
  * paging), GET/PATCH/DELETE /notes/:id, POST /notes, in /docs, with
  * change events (subscribe to "notes" over socket.io).
+ *
+ * Each note is its owner's: a signed-in user lists, reads, changes and
+ * deletes only their own (others' answer 404), and the owner of a new note
+ * is whoever creates it. Change \`access\` to open it up.
  */
 export const notes = defineCollection({
   name: 'notes',
@@ -30,7 +34,9 @@ export const notes = defineCollection({
     title: field.text({ max: 200, searchable: true }),
     body: field.text({ required: false, searchable: true }),
     done: field.boolean({ default: false }),
+    owner: field.reference('users', { onDelete: 'cascade', readOnly: true, indexed: true }),
   },
+  access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
   sort: '-createdAt',
 });
 
@@ -42,11 +48,20 @@ export const notesModule = defineModule({
     defineRoute({
       method: 'GET',
       path: '/notes-summary',
-      summary: 'How many notes are open and done',
-      async handler({ services }) {
+      auth: 'user',
+      summary: 'How many of my notes are open and done',
+      async handler({ caller, services }) {
         const repository = services.storage.repository(notes);
         const count = async (done${ts ? ': boolean' : ''}) =>
-          (await repository.list({ where: [{ field: 'done', op: 'eq', value: done }], limit: 1 })).total;
+          (
+            await repository.list({
+              where: [
+                { field: 'owner', op: 'eq', value: caller${ts ? '!' : ''}.id },
+                { field: 'done', op: 'eq', value: done },
+              ],
+              limit: 1,
+            })
+          ).total;
         return { open: await count(false), done: await count(true) };
       },
     }),
@@ -55,33 +70,50 @@ export const notesModule = defineModule({
 `;
 
 const appFile = (name: string, manifest: string): string => `import { createRequire } from 'node:module';
-import { createApp } from 'berth';
+import { accountsModule, createApp, usersModule } from 'berth';
 import { notesModule } from './modules/notes.js';
 
 const { version } = createRequire(import.meta.url)('${manifest}');
 
-/** The app: its modules. \`bin/${name}\` runs it; the tests call \`app.request\`. */
-export const app = createApp({ name: '${name}', version, modules: [notesModule] });
+/**
+ * The app: its modules. \`bin/${name}\` runs it; the tests call \`app.request\`.
+ * Users sign up and log in (POST /auth/signup, /auth/login) with Berth's accounts.
+ */
+export const app = createApp({ name: '${name}', version, modules: [usersModule, accountsModule, notesModule] });
 `;
 
 const testFile = (ts: boolean): string => `import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testAdminToken } from 'berth';
 import { app } from '../${ts ? 'src/' : ''}app.js';
 
+const json = (body${ts ? ': unknown' : ''}, token${ts ? '?: string' : ''}) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: \`Bearer \${token}\` } : {}) },
+  body: JSON.stringify(body),
+});
+
+/** Signs a user up and logs them in; their token. */
+async function signIn(email${ts ? ': string' : ''}) {
+  const password = 'a long enough password';
+  assert.equal((await app.request('/auth/signup', json({ email, password }))).status, 201);
+  const login = await app.request('/auth/login', json({ email, password }));
+  return (await login.json()${ts ? ' as { token: string }' : ''}).token;
+}
+
 // app.request answers in process, on SQLite in memory: no server, no port.
-test('a note is created, then listed', async () => {
-  const created = await app.request('/notes', {
-    method: 'POST',
-    headers: { authorization: \`Bearer \${testAdminToken}\`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Buy milk' }),
-  });
+test('each user sees only their own notes', async () => {
+  const ada = await signIn('ada@example.org');
+  const bob = await signIn('bob@example.org');
+  const created = await app.request('/notes', json({ title: 'Buy milk' }, ada));
   assert.equal(created.status, 201);
-  const list = await (await app.request('/notes?done=false')).json()${ts ? ' as { items: Array<{ title: string }> }' : ''};
+  const list = async (token${ts ? ': string' : ''}) =>
+    ${ts ? '(' : ''}await (await app.request('/notes?done=false', { headers: { authorization: \`Bearer \${token}\` } })).json()${ts ? ' as { items: Array<{ title: string }> })' : ''};
   assert.deepEqual(
-    list.items.map((note) => note.title),
+    (await list(ada)).items.map((note) => note.title),
     ['Buy milk'],
   );
+  assert.deepEqual((await list(bob)).items, []);
+  assert.equal((await app.request('/notes')).status, 401);
 });
 `;
 
@@ -93,7 +125,17 @@ An HTTP back end built on [Berth](${berthPath}).
 npm install
 npm start            # the same as ./bin/${name} start; serves on port 4500
 npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (node --test)
-curl localhost:4500/notes
+\`\`\`
+
+Notes are private: each user sees only their own. Sign up, log in, and send the token:
+
+\`\`\`sh
+curl -X POST localhost:4500/auth/signup -H 'content-type: application/json' \\
+  -d '{"email": "ada@example.org", "password": "a long enough password"}'
+TOKEN=$(curl -s -X POST localhost:4500/auth/login -H 'content-type: application/json' \\
+  -d '{"email": "ada@example.org", "password": "a long enough password"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+curl -X POST localhost:4500/notes -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"title": "First"}'
+curl localhost:4500/notes -H "authorization: Bearer $TOKEN"
 \`\`\`
 
 \`./bin/${name} --help\` lists the commands (\`start\`, \`service load\`, \`token\`, …).

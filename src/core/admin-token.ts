@@ -17,7 +17,8 @@ export function generateToken(): string {
     .replace(/=+$/, '');
 }
 
-function equalInConstantTime(a: string, b: string): boolean {
+/** Compares two hashes without telling, by its timing, where they differ. */
+export function equalInConstantTime(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
@@ -46,6 +47,8 @@ export async function requireAdmin(request: Request, tokenHash: string | undefin
     });
   }
   if (!equalInConstantTime(await hashToken(match[1]), tokenHash)) {
-    throw new BerthError('BERTH_FORBIDDEN', 'the admin token is not valid');
+    throw new BerthError('BERTH_FORBIDDEN', 'the admin token is not valid', {
+      hint: 'This route needs the admin token: check it, or make a new one with the `token` command.',
+    });
   }
 }

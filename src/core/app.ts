@@ -1,5 +1,7 @@
 import { Hono, type Context } from 'hono';
-import { requireAdmin } from './admin-token.js';
+import { equalInConstantTime, hashToken, requireAdmin } from './admin-token.js';
+import { adminCaller, bearerToken, type Authenticator, type Caller, type TokenCredential } from './caller.js';
+import { addressBucket, tooManyRequests } from './rate-limit.js';
 import { allowedMethodsLookup } from './allowed-methods.js';
 import { readJsonBody } from './body.js';
 import type { ChannelDefinition } from './channel.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   mode?: Mode;
   /** Hooks of the app itself; they run before the modules' own. */
   hooks?: Hooks;
+  /** Who requests are, from their bearer tokens (after the admin token, before the modules' own). */
+  authenticators?: Authenticator[];
   ui?: UiOption;
   /** Serve the OpenAPI document at `/docs` (default true). */
   docs?: boolean;
@@ -50,6 +54,13 @@ export interface AppOptions {
   admin?: boolean;
   /** The realtime transport at `/{path}/*` (default path `socket.io`); `false` turns realtime off. */
   realtime?: false | { path?: string };
+}
+
+/** A collection as a realtime topic: its list and read rules, and its owner field. */
+export interface Topic {
+  list: Access;
+  read: Access;
+  owner: string;
 }
 
 /** A route as registered, with the module it came from. */
@@ -61,6 +72,8 @@ export interface RegisteredRoute {
 /** A running app: a web-standard `fetch` over all of its routes. */
 export interface AppInstance {
   fetch(request: Request, runtime?: unknown): Promise<Response>;
+  /** Who a bearer token is, as a request's would be: undefined without one, null when none accepts it. */
+  authenticate(credential: TokenCredential): Promise<Caller | null | undefined>;
 }
 
 /** The hooks of the app and its modules, in the order they run. */
@@ -81,14 +94,17 @@ export interface App {
   readonly routes: readonly RegisteredRoute[];
   readonly collections: readonly CollectionDefinition[];
   /**
-   * Each collection as a realtime topic, with the access a subscriber needs:
-   * the same as listing the collection over HTTP.
+   * Each collection as a realtime topic, with the rules a subscriber meets:
+   * subscribing needs what listing it over HTTP needs, and each event goes
+   * only to subscribers its record's read rule lets see it.
    */
-  readonly topics: ReadonlyMap<string, Access>;
+  readonly topics: ReadonlyMap<string, Topic>;
   readonly modules: readonly ModuleDefinition[];
   /** Every realtime channel of every module. */
   readonly channels: readonly ChannelDefinition[];
   readonly hooks: AppHooks;
+  /** The app's and its modules' authenticators, in the order they are asked. */
+  readonly authenticators: readonly Authenticator[];
   /** The modules' settings, for the runtime to resolve. */
   readonly settings: readonly ModuleSettings[];
   /** The storage modules use, over a driver: validation, hooks and change events of these collections. */
@@ -123,6 +139,8 @@ interface DispatchEnv {
   locals: Locals;
   /** Set when request hooks exist: what they see. */
   hookContext?: RequestHookContext;
+  /** Who sent it, once known (request hooks need it before routing). */
+  caller?: Caller | null | undefined | Unchecked;
 }
 
 function compileHooks(all: readonly Hooks[]): AppHooks {
@@ -192,7 +210,21 @@ export function createApp(options: AppOptions): App {
       }
     }
   }
-  const topics = new Map(collections.map((collection) => [collection.name, collection.access.list] as const));
+  const topics = new Map(
+    collections.map((collection) => [
+      collection.name,
+      {
+        // A collection its resource does not list or read sends its events to admins only.
+        list: collection.operations.includes('list') ? collection.access.list : 'admin',
+        read: collection.operations.includes('read') ? collection.access.read : 'admin',
+        owner: collection.owner,
+      },
+    ]),
+  );
+  const authenticators = [
+    ...(options.authenticators ?? []),
+    ...modules.flatMap((module) => module.authenticators ?? []),
+  ];
   const hooks = compileHooks([
     ...(options.hooks ? [options.hooks] : []),
     ...modules.flatMap((module) => module.hooks ?? []),
@@ -209,6 +241,7 @@ export function createApp(options: AppOptions): App {
     modules,
     channels: modules.flatMap((module) => module.channels ?? []),
     hooks,
+    authenticators,
     settings: modules.flatMap((module) => (module.settings ? [module.settings] : [])),
     createStorage: (driver, events) =>
       createDataStore(driver, { collections, hooks: hooks.collections, ...(events ? { events } : {}) }),
@@ -216,6 +249,7 @@ export function createApp(options: AppOptions): App {
       instantiate(
         routes,
         hooks,
+        authenticators,
         typeof options.ui === 'object' && 'assets' in options.ui
           ? { ...services, uiAssets: options.ui.assets }
           : services,
@@ -238,12 +272,30 @@ export function createApp(options: AppOptions): App {
   return app;
 }
 
-function instantiate(routes: readonly RegisteredRoute[], hooks: AppHooks, given: AppServices): AppInstance {
+function instantiate(
+  routes: readonly RegisteredRoute[],
+  hooks: AppHooks,
+  authenticators: readonly Authenticator[],
+  given: AppServices,
+): AppInstance {
   // Write hooks see this instance's settings (a reload makes a new instance with the new ones).
   const services: AppServices = {
     ...given,
     storage:
       hooks.collections.size && given.settings ? given.storage.withSettings(given.settings) : given.storage,
+  };
+  services.authenticate = async (credential) => {
+    if (
+      services.adminTokenHash &&
+      equalInConstantTime(await hashToken(credential.token), services.adminTokenHash)
+    ) {
+      return adminCaller;
+    }
+    for (const authenticator of authenticators) {
+      const caller = await authenticator.authenticate(credential, services);
+      if (caller !== undefined) return caller;
+    }
+    return null;
   };
   const hono = new Hono<{ Bindings: DispatchEnv }>();
   for (const { route } of routes) hono.on(route.method, route.path, routeHandler(route, services));
@@ -276,6 +328,8 @@ function instantiate(routes: readonly RegisteredRoute[], hooks: AppHooks, given:
         env.hookContext = context;
         let response: Response | undefined;
         try {
+          env.caller = await identify(request, env.runtime, services);
+          if (env.caller && !(env.caller instanceof Unchecked)) context.caller = env.caller;
           for (const hook of hooks.onRequest) {
             const answer = await hook(context);
             if (answer) {
@@ -312,8 +366,11 @@ function instantiate(routes: readonly RegisteredRoute[], hooks: AppHooks, given:
       return response;
     });
   };
-  const instance: AppInstance = { fetch: (request, runtime) => serve(request, runtime, false) };
-  services.dispatch ??= (request) => serve(request, undefined, true);
+  const instance: AppInstance = {
+    fetch: (request, runtime) => serve(request, runtime, false),
+    authenticate: (credential) => services.authenticate!(credential),
+  };
+  services.dispatch ??= (request, platform) => serve(request, platform, true);
   return instance;
 }
 
@@ -328,10 +385,85 @@ function pathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
+/**
+ * Who sends a request: undefined without a bearer token (another kind of
+ * Authorization, such as a proxy's Basic, is not Berth's), null when no
+ * authenticator accepts its token (wrong, expired, revoked), else the
+ * caller. An in-page server belongs to the page's one user.
+ */
+async function identify(
+  request: Request,
+  platform: unknown,
+  services: AppServices,
+): Promise<Caller | null | undefined | Unchecked> {
+  if (services.adminAccess === 'open') return adminCaller;
+  const token = bearerToken(request);
+  if (token === undefined) return undefined;
+  const address = services.clientAddress?.(platform);
+  try {
+    return await services.authenticate!({ token, ...(address ? { address } : {}) });
+  } catch (error) {
+    return new Unchecked(error);
+  }
+}
+
+/** A token that could not be checked (an identity provider or the database is down): what went wrong. */
+class Unchecked {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * The caller a route accepts, or the refusal: a route only admins use
+ * answers as it always has (401 without the admin token, 403 with another
+ * token); one that needs a caller, 401 without a valid token. Where nobody
+ * needs to be known, a token no authenticator accepts counts for nothing.
+ */
+async function admit(
+  identity: Caller | null | undefined | Unchecked,
+  auth: 'admin' | 'user' | 'public',
+  request: Request,
+  services: AppServices,
+): Promise<Caller | undefined> {
+  // A route anyone may use goes on without the caller; others say why the token cannot be checked.
+  if (identity instanceof Unchecked) {
+    if (auth === 'public') return undefined;
+    throw identity.error;
+  }
+  const caller = identity;
+  if (auth === 'admin') {
+    if (caller?.admin) return caller;
+    if (!caller) await requireAdmin(request, services.adminTokenHash);
+    throw new BerthError('BERTH_FORBIDDEN', 'this route needs the admin token', {
+      hint: 'Only the admin token may use it; a user’s token may not.',
+    });
+  }
+  if (caller) return caller;
+  if (auth === 'user') {
+    throw new BerthError(
+      'BERTH_UNAUTHORIZED',
+      caller === null
+        ? 'the token is not valid: it may have expired or been revoked'
+        : 'this route needs a signed-in caller',
+      {
+        hint:
+          caller === null
+            ? 'Log in again (POST /auth/login) for a new token.'
+            : 'Send a token as "Authorization: Bearer <token>": one from POST /auth/login, or the admin token.',
+        headers: {
+          'www-authenticate':
+            caller === null ? 'Bearer realm="berth", error="invalid_token"' : 'Bearer realm="berth"',
+        },
+      },
+    );
+  }
+  return undefined;
+}
+
 function routeHandler(route: RouteDefinition, services: AppServices) {
-  const admin = routeAuth(route) === 'admin' && services.adminAccess !== 'open';
+  const auth = routeAuth(route);
   const status = route.status ?? 200;
   const batchable = routeBatchable(route);
+  const writes = route.method !== 'GET';
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
     const { requestId, locals } = c.env;
     const request = c.req.raw;
@@ -342,7 +474,21 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
         `${c.req.method} ${c.req.path}${served} cannot be part of a batch: only JSON API routes can`,
       );
     }
-    if (admin) await requireAdmin(request, services.adminTokenHash);
+    const platform = c.env.runtime;
+    const caller = await admit(
+      'caller' in c.env ? c.env.caller : await identify(request, platform, services),
+      auth,
+      request,
+      services,
+    );
+    if (writes && services.writeLimit && services.rateLimiter && !caller?.admin) {
+      const key = caller
+        ? `user:${caller.via}:${caller.id}`
+        : `address:${addressBucket(services.clientAddress?.(platform) ?? 'unknown')}`;
+      const count = await services.rateLimiter.hit(`writes:${key}`, 60_000);
+      if (count.count > services.writeLimit)
+        throw tooManyRequests(`over ${services.writeLimit} writes a minute`, count);
+    }
     const params = route.params ? validate(route.params, c.req.param(), 'params') : c.req.param();
     const query = route.queryParser
       ? route.queryParser.parse(new URL(request.url).searchParams)
@@ -352,15 +498,16 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
-    const platform = c.env.runtime;
     const result = await route.handler({
+      caller,
       request,
       platform,
       params,
       query,
       body,
       requestId,
-      services,
+      // Write hooks see who writes.
+      services: caller ? { ...services, storage: services.storage.as(caller) } : services,
       locals,
     });
     if (isResponse(result)) return result;

@@ -5,8 +5,8 @@ import type { FieldDefinition, FieldValue } from './fields.js';
 export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
 export const operations: readonly Operation[] = ['list', 'read', 'create', 'update', 'delete'];
 
-/** Who may use an operation: anyone, or the admin token's holder. */
-export type Access = 'public' | 'admin';
+import type { Access } from './access.js';
+export type { Access } from './access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- fields of every value type
 export type Fields = Record<string, FieldDefinition<any, boolean, boolean>>;
@@ -43,6 +43,12 @@ export interface CollectionOptions<F extends Fields> {
   operations?: readonly Operation[];
   /** Who may use each operation; by default anyone reads and only admins write. */
   access?: Partial<Record<Operation, Access>>;
+  /**
+   * The field that holds a record's owner, for `owner` rules (default
+   * `owner`): set to the caller on create, never taken from a client.
+   * `id` makes each record its own owner (a user's own record).
+   */
+  owner?: string;
   /** Where the resource is served (default `/<name>`). */
   path?: string;
   /** The default order of a list: a field, `-` for descending, e.g. `-createdAt`. */
@@ -60,6 +66,10 @@ export interface CollectionDefinition<F extends Fields = Fields> {
   readonly description: string | undefined;
   readonly operations: readonly Operation[];
   readonly access: Readonly<Record<Operation, Access>>;
+  /** The owner field, for `owner` rules. */
+  readonly owner: string;
+  /** Whether an operation's rule is `owner`: then the owner field is the caller's, set by the server. */
+  readonly ownerRuled: boolean;
   readonly path: string;
   readonly sort: string;
   readonly aliases: Readonly<Record<string, string>>;
@@ -91,7 +101,10 @@ const reserved = new Set(['id', 'createdAt', 'updatedAt']);
 const writable = (definition: FieldDefinition) =>
   definition.required ? definition.schema : definition.schema.nullable();
 
-function schemasOf<F extends Fields>(fields: F): CollectionDefinition<F>['schemas'] {
+function schemasOf<F extends Fields>(
+  fields: F,
+  adminSet: ReadonlySet<string>,
+): CollectionDefinition<F>['schemas'] {
   const entries = Object.entries(fields);
   const record = z.object({
     id: z.string(),
@@ -121,11 +134,24 @@ function schemasOf<F extends Fields>(fields: F): CollectionDefinition<F>['schema
     z.strictObject(
       Object.fromEntries(list.map(([name, definition]) => [name, writable(definition).optional()])),
     );
-  const clientFields = entries.filter(([, definition]) => !definition.readOnly);
-  const create = creation(clientFields);
-  const update = change(clientFields).refine((patch) => Object.keys(patch).length > 0, {
-    message: `send at least one of ${clientFields.map(([name]) => name).join(', ')}`,
-  });
+  const clientFields = entries.filter(([name, definition]) => !definition.readOnly && !adminSet.has(name));
+  // Fields only the admin token sends (an owner-ruled collection's owner): optional, described as such.
+  const adminFields = Object.fromEntries(
+    entries
+      .filter(([name]) => adminSet.has(name))
+      .map(([name, definition]) => [
+        name,
+        writable(definition)
+          .optional()
+          .describe('Set to the caller; only the admin token may name another owner'),
+      ]),
+  );
+  const create = creation(clientFields).extend(adminFields);
+  const update = change(clientFields)
+    .extend(adminFields)
+    .refine((patch) => Object.keys(patch).length > 0, {
+      message: `send at least one of ${clientFields.map(([name]) => name).join(', ')}`,
+    });
   return {
     record,
     create,
@@ -179,6 +205,13 @@ export function defineCollection<const F extends Fields>(
     delete: 'admin',
     ...options.access,
   };
+  const owner = options.owner ?? 'owner';
+  const ownerRuled = Object.values(access).includes('owner');
+  if (Object.values(access).includes('owner') && !(owner in fields) && owner !== 'id') {
+    throw new Error(
+      `collection "${name}" has an owner rule but no field "${owner}": add ${owner}: field.reference('users', { readOnly: true }) (or name another with owner:)`,
+    );
+  }
   const sort = options.sort ?? '-createdAt';
   const sortField = sort.replace(/^-/, '');
   if (!(sortField in fields) && !reserved.has(sortField)) {
@@ -194,6 +227,8 @@ export function defineCollection<const F extends Fields>(
     description: options.description,
     operations: options.operations ?? ['list', 'read', 'create', 'update', 'delete'],
     access,
+    owner,
+    ownerRuled,
     path: options.path ?? `/${name}`,
     sort,
     aliases: options.aliases ?? {},
@@ -203,7 +238,8 @@ export function defineCollection<const F extends Fields>(
       .map(([field]) => field),
     // Built on first use: most collections need them only when a request comes.
     get schemas() {
-      return (schemas ??= schemasOf(fields));
+      // The owner of an owner-ruled collection is the caller; only the admin token names another.
+      return (schemas ??= schemasOf(fields, new Set(ownerRuled ? [owner] : [])));
     },
     present:
       hidden.length === 0

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CollectionDefinition, Fields, RecordOf } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
 import type { ChangeEvent, EventBus } from './events.js';
+import type { Caller } from './caller.js';
 import type { CollectionHooks, WriteContext } from './hooks.js';
 import type { ResolvedSettings } from './module-settings.js';
 import { newRecordId } from './record-id.js';
@@ -74,6 +75,12 @@ function referencesInto(collections: readonly CollectionDefinition[]) {
  * const storage = createDataStore(openSqliteStorage(':memory:'), { collections, events })
  * await storage.repository(notes).create({ title: 'Hello' })
  */
+/** What a storage's write hooks see besides the write: the settings, and who writes. */
+interface Bound {
+  settings: ReadonlyMap<string, ResolvedSettings> | undefined;
+  caller: Caller | undefined;
+}
+
 export function createDataStore(driver: StorageDriver, options: DataStoreOptions): Storage {
   const { events } = options;
   const byName = new Map(options.collections.map((collection) => [collection.name, collection]));
@@ -87,15 +94,13 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     readonly #repositories = new Map<string, Repository<Fields>>();
 
     readonly settings: ReadonlyMap<string, ResolvedSettings> | undefined;
+    readonly caller: Caller | undefined;
 
-    constructor(
-      scope: DriverScope,
-      pending: ChangeEvent[] | undefined,
-      settings: ReadonlyMap<string, ResolvedSettings> | undefined,
-    ) {
+    constructor(scope: DriverScope, pending: ChangeEvent[] | undefined, bound: Bound) {
       this.#scope = scope;
       this.#pending = pending;
-      this.settings = settings;
+      this.settings = bound.settings;
+      this.caller = bound.caller;
     }
 
     /** Emits now outside a transaction, or once it commits inside one. */
@@ -124,14 +129,11 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
 
   /** Runs `work` in a transaction of its own, unless `scope` is in one already. */
   const transactional = <R>(scope: Scope, work: (scope: Scope) => Promise<R>): Promise<R> =>
-    scope.inTransaction ? work(scope) : runTransaction(work, scope.settings);
+    scope.inTransaction ? work(scope) : runTransaction(work, scope);
 
-  async function runTransaction<R>(
-    work: (scope: Scope) => Promise<R>,
-    settings: ReadonlyMap<string, ResolvedSettings> | undefined,
-  ): Promise<R> {
+  async function runTransaction<R>(work: (scope: Scope) => Promise<R>, bound: Bound): Promise<R> {
     const pending: ChangeEvent[] = [];
-    const result = await driver.transaction((driverScope) => work(new Scope(driverScope, pending, settings)));
+    const result = await driver.transaction((driverScope) => work(new Scope(driverScope, pending, bound)));
     for (const event of pending) events?.publish(event);
     return result;
   }
@@ -146,6 +148,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       collection: name,
       tx,
       ...(tx.settings ? { settings: tx.settings } : {}),
+      ...(tx.caller ? { caller: tx.caller } : {}),
     });
     // A write alone in its statement needs no transaction of its own.
     const simpleWrites = hooks.length === 0 && references.length === 0;
@@ -259,14 +262,15 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     };
   }
 
-  const storageWith = (settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage => {
-    const outside = new Scope(driver, undefined, settings);
+  const storageWith = (bound: Bound): Storage => {
+    const outside = new Scope(driver, undefined, bound);
     return {
       driver: driver.driver,
       location: driver.location,
       repository: (collection) => outside.repository(collection),
-      transaction: (work) => runTransaction((tx) => work(tx), settings),
-      withSettings: storageWith,
+      transaction: (work) => runTransaction((tx) => work(tx), bound),
+      withSettings: (settings) => storageWith({ ...bound, settings }),
+      as: (caller) => storageWith({ ...bound, caller }),
       async migrate(collections, onStep) {
         const { created } = await driver.migrate(collections, onStep);
         // Seeds go through the data layer: validated, with defaults, ids and timestamps.
@@ -276,7 +280,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
           if (seed.length === 0) continue;
           await runTransaction(async (tx) => {
             for (const values of seed) await tx.repository(collection).create(values as never);
-          }, settings);
+          }, bound);
           onStep?.({ collection: name, action: 'seed', detail: `${seed.length} records` });
         }
       },
@@ -284,5 +288,5 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       close: () => driver.close(),
     };
   };
-  return storageWith(undefined);
+  return storageWith({ settings: undefined, caller: undefined });
 }

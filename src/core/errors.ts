@@ -17,12 +17,17 @@ export const errorCatalogue = {
   BERTH_UNAUTHORIZED: {
     status: 401,
     title: 'Authentication required',
-    hint: 'Send the admin token as "Authorization: Bearer <token>".',
+    hint: 'Send a token as "Authorization: Bearer <token>": the admin token, or one from POST /auth/login.',
+  },
+  BERTH_INVALID_CREDENTIALS: {
+    status: 401,
+    title: 'Wrong email or password',
+    hint: 'Check both and try again; after several failures, wait a minute.',
   },
   BERTH_FORBIDDEN: {
     status: 403,
     title: 'Forbidden',
-    hint: 'The token was not accepted; check it, or set BERTH_ADMIN_TOKEN and restart.',
+    hint: 'This credential may not do this; an admin may (the admin token), or the record’s owner.',
   },
   BERTH_NOT_FOUND: {
     status: 404,
@@ -53,6 +58,11 @@ export const errorCatalogue = {
     status: 431,
     title: 'Request header fields too large',
     hint: 'Send a shorter path, query or headers (16 KiB in all).',
+  },
+  BERTH_TOO_MANY_REQUESTS: {
+    status: 429,
+    title: 'Too many requests',
+    hint: 'Wait for the time in Retry-After, then try again.',
   },
   BERTH_UPGRADE_REQUIRED: {
     status: 426,

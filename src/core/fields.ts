@@ -32,6 +32,8 @@ export interface FieldDefinition<
   hidden: boolean;
   /** Not accepted from clients; set by the server (hooks, rules). */
   readOnly: boolean;
+  /** Only the admin token may set it (a user's role, a flag only admins raise). */
+  adminOnly: boolean;
   description?: string;
   /** enum: the allowed values. */
   values?: readonly string[];
@@ -52,6 +54,7 @@ interface CommonOptions<T> {
   description?: string;
   hidden?: boolean;
   readOnly?: boolean;
+  adminOnly?: boolean;
 }
 
 type RequiredOf<O> = O extends { required: false } ? false : true;
@@ -73,6 +76,7 @@ function build<T, O extends CommonOptions<T>>(
     searchable: false,
     hidden: options.hidden === true,
     readOnly: options.readOnly === true,
+    adminOnly: options.adminOnly === true,
     ...(options.description ? { description: options.description } : {}),
     schema: described,
     ...extra,

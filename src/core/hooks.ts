@@ -1,3 +1,4 @@
+import type { Caller } from './caller.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
 import type { ResolvedSettings } from './module-settings.js';
 import type { Transaction } from './storage.js';
@@ -9,6 +10,8 @@ export interface WriteContext {
   tx: Transaction;
   /** Modules' settings, for `defineSettings(...).of(context)`. */
   settings?: ReadonlyMap<string, ResolvedSettings>;
+  /** Who writes, when the write comes from a request with a caller (resource routes, the batch entry). */
+  caller?: Caller;
 }
 
 /**
@@ -40,6 +43,8 @@ export interface RequestHookContext {
   requestId: string;
   /** Values hooks and handlers share for this request (see `Locals`). */
   locals: Locals;
+  /** Who sends it, when its bearer token is accepted (undefined for anonymous requests). */
+  caller?: Caller;
 }
 
 /**

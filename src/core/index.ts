@@ -14,6 +14,7 @@ export {
   type AppOptions,
   type RegisteredRoute,
   type TestRuntime,
+  type Topic,
   type UiOption,
 } from './app.js';
 export { generateOpenApi, openApiPath } from './openapi.js';
@@ -66,7 +67,7 @@ export {
 export { EventBus, type ChangeEvent } from './events.js';
 export { silentLogger, type Logger } from './logger.js';
 export { resolveMode, modeVariable, type Mode } from './mode.js';
-export { generateToken, hashToken } from './admin-token.js';
+export { equalInConstantTime, generateToken, hashToken } from './admin-token.js';
 export { defaultBodyLimit, maxJsonDepth, readJsonBody } from './body.js';
 export { validate } from './validation.js';
 /** The zod instance Berth validates with; define schemas with it. */
@@ -96,6 +97,22 @@ export {
 export { createDataStore, type DataStoreOptions } from './data-store.js';
 export { newRecordId } from './record-id.js';
 export { redactUrl } from './redact-url.js';
+export { judge, describeAccess, type AccessRule, type Verdict } from './access.js';
+export {
+  adminCaller,
+  bearerToken,
+  defineAuthenticator,
+  type Authenticator,
+  type Caller,
+  type TokenCredential,
+} from './caller.js';
+export {
+  addressBucket,
+  memoryRateLimiter,
+  tooManyRequests,
+  type RateCount,
+  type RateLimiter,
+} from './rate-limit.js';
 export { MigrationError } from './storage.js';
 export type {
   Condition,

@@ -1,3 +1,4 @@
+import type { Authenticator } from './caller.js';
 import type { ChannelDefinition } from './channel.js';
 import type { CollectionDefinition } from './collection.js';
 import { defineErrors, type ErrorEntry } from './errors.js';
@@ -21,6 +22,8 @@ export interface ModuleDefinition {
   channels?: ChannelDefinition[];
   /** Request hooks, write hooks per collection, start and close. */
   hooks?: Hooks;
+  /** Who requests are, from their bearer tokens (asked after the app's own). */
+  authenticators?: Authenticator[];
   /** Error codes of its own: status, title and hint each. */
   errors?: Record<string, ErrorEntry>;
   /** Its settings (`defineSettings`), read under its name in berth.config.json. */

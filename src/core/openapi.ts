@@ -1,3 +1,4 @@
+import { describeAccess } from './access.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import type { RegisteredRoute } from './app.js';
 import { declaredErrors, errorEntry, type BerthErrorCode } from './errors.js';
@@ -90,10 +91,14 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
     responses['413'] = problemRef('BERTH_PAYLOAD_TOO_LARGE');
     responses['415'] = problemRef('BERTH_UNSUPPORTED_MEDIA_TYPE');
   }
-  if (routeAuth(route) === 'admin') {
+  const auth = routeAuth(route);
+  const ruled = typeof route.access === 'function' || route.access === 'owner';
+  if (auth !== 'public' || ruled) {
     responses['401'] = problemRef('BERTH_UNAUTHORIZED');
     responses['403'] = problemRef('BERTH_FORBIDDEN');
   }
+  // Writes are limited per caller (the admin token is not).
+  if (route.method !== 'GET' && auth !== 'admin') responses['429'] = problemRef('BERTH_TOO_MANY_REQUESTS');
   if (route.path.includes(':')) responses['404'] = problemRef('BERTH_RECORD_NOT_FOUND');
   if (route.body && route.method === 'POST') responses['409'] = problemRef('BERTH_CONFLICT');
   if (route.body || route.query || route.queryParser || route.params) {
@@ -136,6 +141,27 @@ const problemSchema = () => ({
   },
 });
 
+const accessWords: Record<string, string> = {
+  public: 'anyone',
+  user: 'any signed-in user',
+  owner: 'a signed-in user, on their own records only (others’ answer 404)',
+  admin: 'the admin token only',
+  rule: 'a rule in code decides, from the caller and the record',
+};
+
+/** The access rule of a resource operation, in words, for its description. */
+const accessLine = (route: RouteDefinition): string | undefined =>
+  route.access === undefined ? undefined : `**Access:** ${accessWords[describeAccess(route.access)]}.`;
+
+/** Who may call an operation: nobody needed, a user or the admin token, the admin token alone, or either optionally. */
+function securityOf(route: RouteDefinition): Array<Record<string, string[]>> {
+  const auth = routeAuth(route);
+  if (auth === 'admin') return [{ adminToken: [] }];
+  if (auth === 'user') return [{ userToken: [] }, { adminToken: [] }];
+  if (typeof route.access === 'function') return [{}, { userToken: [] }, { adminToken: [] }];
+  return [];
+}
+
 /**
  * The OpenAPI 3.1 document of an app, generated from the same zod schemas
  * that validate its requests.
@@ -158,11 +184,13 @@ export function generateOpenApi(
     const operation: Operation = {
       operationId: operationId(route, used),
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(route.description || route.access
+        ? { description: [route.description, accessLine(route)].filter(Boolean).join('\n\n') }
+        : {}),
       tags: [module],
       parameters: parametersOf(route, docs),
       responses: responsesOf(route, docs),
-      security: routeAuth(route) === 'admin' ? [{ adminToken: [] }] : [],
+      security: securityOf(route),
     };
     if (route.body) {
       operation.requestBody = {
@@ -192,7 +220,13 @@ export function generateOpenApi(
           type: 'http',
           scheme: 'bearer',
           description:
-            'The admin token: printed once at first start, or set with BERTH_ADMIN_TOKEN. Send it as "Authorization: Bearer <token>".',
+            'The admin token (the superuser): made by `berth token`, or set with BERTH_ADMIN_TOKEN. Send it as "Authorization: Bearer <token>".',
+        },
+        userToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A signed-in user: a session token from POST /auth/login, or a token of an identity provider the app accepts (a JWT).',
         },
       },
     },

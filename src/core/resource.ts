@@ -10,7 +10,15 @@ import {
   type ParsedListQuery,
 } from './list-query.js';
 import { toJsonSchema } from './json-schema.js';
-import { defineRoute, type QueryParser, type RouteContext, type RouteDefinition } from './route.js';
+import { judge, type Access, type Verdict } from './access.js';
+import type { Caller } from './caller.js';
+import {
+  defineRoute,
+  type AppServices,
+  type QueryParser,
+  type RouteContext,
+  type RouteDefinition,
+} from './route.js';
 import type { Row } from './storage.js';
 
 const Id = z.object({ id: z.string().min(1).max(100) });
@@ -155,22 +163,67 @@ export function resourceRoutes(
     parse: (search) => parseListQuery(collection, search),
     parameters: () => listParameters(collection),
   };
+  const { access, owner, ownerRuled } = collection;
+  // An owner-ruled collection's owner is the caller's: only the admin token names another.
+  const ownerField = ownerRuled && owner in collection.fields ? collection.fields[owner] : undefined;
+  const adminOnly = Object.entries(collection.fields)
+    .filter(([field, definition]) => definition.adminOnly || (ownerField && field === owner))
+    .map(([field]) => field);
+  /** The route-level requirement of a rule; the handler applies the rule itself. */
+  const authOf = (rule: Access): 'admin' | 'user' | 'public' =>
+    rule === 'admin' ? 'admin' : rule === 'user' || rule === 'owner' ? 'user' : 'public';
+  const refuse = (verdict: Exclude<Verdict, { allowed: true }>, what: string, id?: string): BerthError =>
+    verdict.status === 404 && id !== undefined
+      ? notFound(id)
+      : verdict.status === 401
+        ? new BerthError('BERTH_UNAUTHORIZED', `${what} needs a signed-in caller`)
+        : new BerthError('BERTH_FORBIDDEN', `this caller may not ${what}`);
+  /** A write to a record the caller may see but not change is a 403; one it may not even see, a 404. */
+  const refuseWrite = (
+    verdict: Exclude<Verdict, { allowed: true }>,
+    what: string,
+    id: string,
+    caller: Caller | undefined,
+    previous: Row,
+  ) =>
+    verdict.status === 404 && judge(access.read, caller, previous, owner).allowed
+      ? new BerthError('BERTH_FORBIDDEN', `this caller may not ${what}`)
+      : refuse(verdict, what, id);
+  const checkAdminOnly = (body: Record<string, unknown>, caller: Caller | undefined): void => {
+    const given = adminOnly.filter((field) => field in body);
+    if (given.length && !caller?.admin) {
+      throw new BerthError('BERTH_FORBIDDEN', `only the admin token may set ${given.join(', ')} of ${name}`);
+    }
+  };
+  const read = async (services: AppServices, id: string): Promise<Row> => {
+    const found = (await services.storage.repository(collection).get(id)) as Row | undefined;
+    if (!found) throw notFound(id);
+    return found;
+  };
+
   const routes: Record<Operation, () => RouteDefinition> = {
     list: () =>
       defineRoute({
         method: 'GET',
         path,
-        auth: collection.access.list,
+        auth: authOf(access.list),
+        access: access.list,
         summary: `List ${name}`,
         description: `Filters by field (\`?field=value\`, \`?field[gte]=value\`), free text \`q\`, \`sort\`, \`limit\` with \`offset\` or \`cursor\`.`,
         queryParser,
         response: page,
         async handler(context) {
-          const { query: parsed, request, services } = context as unknown as Context;
+          const { query: parsed, request, services, caller } = context as unknown as Context;
+          const verdict = judge(access.list, caller, undefined, owner, true);
+          if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
+          // What a rule keeps the caller to goes into the query: totals and pages stay right.
+          const query = verdict.where
+            ? { ...parsed.query, where: [...(parsed.query.where ?? []), ...verdict.where] }
+            : parsed.query;
           const keyset = parsed.cursor !== undefined;
           const { items, total } = await services.storage
             .repository(collection)
-            .list(keyset ? { ...parsed.query, limit: parsed.limit + 1 } : parsed.query);
+            .list(keyset ? { ...query, limit: parsed.limit + 1 } : query);
           const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
           const shown = keyset ? items.slice(0, parsed.limit) : items;
           return {
@@ -186,28 +239,46 @@ export function resourceRoutes(
       defineRoute({
         method: 'GET',
         path: `${path}/:id`,
-        auth: collection.access.read,
+        auth: authOf(access.read),
+        access: access.read,
         summary: `Get one of ${name}`,
         params: Id,
         response: record,
-        async handler({ params, services }) {
-          const found = await services.storage.repository(collection).get(params.id);
-          if (!found) throw notFound(params.id);
-          return collection.present(found);
+        async handler({ params, services, caller }) {
+          const found = await read(services, params.id);
+          const verdict = judge(access.read, caller, found, owner);
+          if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
+          return collection.present(found as never);
         },
       }),
     create: () =>
       defineRoute({
         method: 'POST',
         path,
-        auth: collection.access.create,
+        auth: authOf(access.create),
+        access: access.create,
         summary: `Create one of ${name}`,
         body: collection.schemas.create,
         status: 201,
         response: record,
-        async handler({ body, services }) {
+        async handler({ body, services, caller }) {
+          const values = { ...(body as Record<string, unknown>) };
+          checkAdminOnly(values, caller);
+          if (ownerField && caller && !caller.admin) values[owner] = caller.id;
+          if (ownerField?.required && caller?.admin && values[owner] == null) {
+            throw new BerthError('BERTH_VALIDATION_FAILED', `say whose ${name} record this is`, {
+              errors: [
+                {
+                  path: `body.${owner}`,
+                  message: 'the admin token owns no records: send the owner’s id (a user creates their own)',
+                },
+              ],
+            });
+          }
+          const verdict = judge(access.create, caller, values, owner);
+          if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
           return collection.present(
-            await asBody(services.storage.repository(collection).create(body as never)),
+            await asBody(services.storage.repository(collection).create(values as never)),
           );
         },
       }),
@@ -215,12 +286,20 @@ export function resourceRoutes(
       defineRoute({
         method: 'PATCH',
         path: `${path}/:id`,
-        auth: collection.access.update,
+        auth: authOf(access.update),
+        access: access.update,
         summary: `Change one of ${name}`,
         params: Id,
         body: collection.schemas.update,
         response: record,
-        async handler({ params, body, services }) {
+        async handler({ params, body, services, caller }) {
+          checkAdminOnly(body as Record<string, unknown>, caller);
+          if (access.update !== 'public' && !caller?.admin) {
+            const previous = await read(services, params.id);
+            const verdict = judge(access.update, caller, previous, owner);
+            if (!verdict.allowed)
+              throw refuseWrite(verdict, `change this ${name} record`, params.id, caller, previous);
+          }
           const updated = await asBody(
             services.storage.repository(collection).update(params.id, body as never),
           );
@@ -232,12 +311,19 @@ export function resourceRoutes(
       defineRoute({
         method: 'DELETE',
         path: `${path}/:id`,
-        auth: collection.access.delete,
+        auth: authOf(access.delete),
+        access: access.delete,
         summary: `Delete one of ${name}`,
         params: Id,
         status: 204,
         docs: { responses: { '409': { description: 'Other records reference it.', problem: true } } },
-        async handler({ params, services }) {
+        async handler({ params, services, caller }) {
+          if (access.delete !== 'public' && !caller?.admin) {
+            const previous = await read(services, params.id);
+            const verdict = judge(access.delete, caller, previous, owner);
+            if (!verdict.allowed)
+              throw refuseWrite(verdict, `delete this ${name} record`, params.id, caller, previous);
+          }
           if (!(await services.storage.repository(collection).delete(params.id))) throw notFound(params.id);
         },
       }),

@@ -1,5 +1,8 @@
 import type { z } from 'zod';
+import type { Access } from './access.js';
+import type { Caller, TokenCredential } from './caller.js';
 import type { EventBus } from './events.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { Locals } from './hooks.js';
 import type { ResolvedSettings } from './module-settings.js';
 import type { Storage } from './storage.js';
@@ -62,13 +65,26 @@ export interface AppServices {
   /**
    * Serves a sub-request of the batch entry with this same app; set by
    * `instantiate`. Only batchable routes answer it, whatever its path's
-   * spelling, so a batch can never reach the batch entry again.
+   * spelling, so a batch can never reach the batch entry again. Given the
+   * batch's own `platform`, a sub-request keeps its client's address.
    */
-  dispatch?: (request: Request) => Promise<Response>;
+  dispatch?: (request: Request, platform?: unknown) => Promise<Response>;
   /** Limits of the batch entry; defaults: 50 requests, answers up to 8 × `bodyLimit` bytes. */
   batchLimits?: BatchLimits;
   /** Modules' settings as the runtime resolved them, by module name (`defineSettings(...).of(services)` reads them). */
   settings?: ReadonlyMap<string, ResolvedSettings>;
+  /**
+   * Who a request's bearer token is (set by `instantiate` from the admin
+   * token and the app's authenticators): undefined without a token, null
+   * for a token no authenticator accepts.
+   */
+  authenticate?: (credential: TokenCredential) => Promise<Caller | null | undefined>;
+  /** Counters for rate limits (in this process unless the runtime shares them). */
+  rateLimiter?: RateLimiter;
+  /** Writes (POST, PUT, PATCH, DELETE) one caller (or address) may make per minute; the admin token is not limited. */
+  writeLimit?: number;
+  /** The client's address of a request, where the runtime knows it. */
+  clientAddress?: (platform: unknown) => string | undefined;
 }
 
 /** How much one batch may ask for. */
@@ -91,6 +107,12 @@ export interface RouteContext<Params, Query, Body> {
   services: AppServices;
   /** Values hooks set for this request (see `Locals`). */
   locals: Locals;
+  /**
+   * Who is calling: known when the request carries a bearer token an
+   * authenticator accepts (always for `auth: 'user'` and `'admin'` routes);
+   * undefined for anonymous requests.
+   */
+  caller: Caller | undefined;
 }
 
 /** Reads a query string a zod schema cannot describe (a collection's filters), and documents it. */
@@ -134,10 +156,11 @@ export interface RouteDefinition<
   summary: string;
   description?: string;
   /**
-   * `admin` needs the admin token. Defaults to `public` for GET and to
-   * `admin` for every method that writes, so nothing writes by accident.
+   * `admin` needs the admin token; `user` any signed-in caller (401
+   * without). Defaults to `public` for GET and to `admin` for every method
+   * that writes, so nothing writes by accident.
    */
-  auth?: 'admin' | 'public';
+  auth?: 'admin' | 'user' | 'public';
   params?: P;
   /** The query string, validated by a zod schema; or `queryParser` for what a schema cannot say. */
   query?: Q;
@@ -151,6 +174,8 @@ export interface RouteDefinition<
   status?: number;
   /** The schema of a success answer, for the API reference. */
   response?: z.ZodType;
+  /** A resource operation's access rule (the API reference shows it; the handler applies it). */
+  access?: Access;
   /**
    * Whether the batch entry may run this route as one of its requests.
    * Defaults to true for JSON routes and false for routes whose answer is
@@ -190,7 +215,7 @@ export const routeBatchable = (route: Pick<RouteDefinition, 'batchable' | 'docs'
   route.batchable ?? (!route.docs?.successContent || /[/+]json$/.test(route.docs.successContent.type));
 
 /** The access a route needs, with the default applied. */
-export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'public' =>
+export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'user' | 'public' =>
   route.auth ?? (route.method === 'GET' ? 'public' : 'admin');
 
 /**

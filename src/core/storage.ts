@@ -1,3 +1,4 @@
+import type { Caller } from './caller.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
 import type { ResolvedSettings } from './module-settings.js';
 
@@ -136,6 +137,8 @@ export interface Storage extends Transaction {
   ): Promise<void>;
   /** The same storage, its write hooks seeing these settings (a runtime binds each app instance's). */
   withSettings(settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage;
+  /** The same storage, its write hooks seeing who writes (`context.caller`); resource routes bind each request's caller. */
+  as(caller: Caller | undefined): Storage;
   stats?(): StorageStats;
   close(): Promise<void>;
 }

@@ -1,8 +1,16 @@
-import type { AppInstance, ResolvedSettings, RuntimeInfo } from '../core/index.js';
+import type { IncomingMessage } from 'node:http';
+import {
+  memoryRateLimiter,
+  type AppInstance,
+  type RateLimiter,
+  type ResolvedSettings,
+  type RuntimeInfo,
+} from '../core/index.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
 import type { Booted } from './boot.js';
 import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
+import { redisRateLimiter } from './redis-rate-limiter.js';
 import { serviceReport } from './service-report.js';
 import type { Settings } from './settings.js';
 
@@ -32,6 +40,9 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
       ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
       : {}),
   };
+  // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
+  const redis = settings.redisUrl.value ? redisRateLimiter(settings.redisUrl.value, logger) : undefined;
+  const rateLimiter: RateLimiter = redis ?? memoryRateLimiter();
   let moduleSettings: ReadonlyMap<string, ResolvedSettings> = booted.moduleSettings;
   const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
     if (current !== settings) {
@@ -62,11 +73,27 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
           maxResponseBytes: current.batchMaxResponseBytes.value,
         },
         settings: moduleSettings,
+        rateLimiter,
+        writeLimit: current.writeLimit.value,
+        clientAddress: current.trustProxy.value ? forwardedAddress : socketAddress,
         ...(adminTokenHash ? { adminTokenHash } : {}),
         ...(logRequest ? { logRequest } : {}),
       },
       { cwd: current.cwd, dataDir: settings.dataDir.value },
     );
   };
-  return { runtime, instanceFor };
+  return { runtime, instanceFor, close: async () => redis?.close() };
 }
+
+/** The platform `@hono/node-server` hands a request: its Node request. */
+type NodePlatform = { incoming?: IncomingMessage } | undefined;
+
+const socketAddress = (platform: unknown): string | undefined =>
+  (platform as NodePlatform)?.incoming?.socket.remoteAddress;
+
+/** Behind a reverse proxy: the address the proxy saw, the last of `X-Forwarded-For`. */
+const forwardedAddress = (platform: unknown): string | undefined => {
+  const header = (platform as NodePlatform)?.incoming?.headers['x-forwarded-for'];
+  const last = (Array.isArray(header) ? header.join(',') : header)?.split(',').pop()?.trim();
+  return last || socketAddress(platform);
+};

@@ -71,6 +71,15 @@ function wholeNumber(min: number, unit: string) {
   };
 }
 
+function yesOrNo(unit: string) {
+  return (raw: string, source: string): boolean => {
+    const text = raw.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+    if (['0', 'false', 'no', 'off', ''].includes(text)) return false;
+    throw new SettingError(`invalid ${unit} "${raw}" from ${source}: use true or false`);
+  };
+}
+
 const optionalText = (raw: string): string | undefined => raw;
 const list = (raw: string): readonly string[] =>
   raw
@@ -221,6 +230,28 @@ export const settingTable = {
     live: true,
     description: 'the most bytes all the answers of one batch may hold',
     shownDefault: '8 × the body limit',
+  }),
+  writeLimit: setting<number>({
+    label: 'write limit',
+    variable: 'BERTH_WRITE_LIMIT',
+    key: 'writeLimit',
+    config: positive,
+    fallback: 600,
+    parse: wholeNumber(1, 'write limit (writes a minute)'),
+    live: true,
+    description:
+      'writes (POST, PUT, PATCH, DELETE) a minute per signed-in caller, or per address for anonymous ones; then 429 (the admin token is not limited)',
+  }),
+  trustProxy: setting<boolean>({
+    label: 'trust proxy',
+    variable: 'BERTH_TRUST_PROXY',
+    key: 'trustProxy',
+    config: z.boolean(),
+    fallback: false,
+    parse: yesOrNo('trust proxy'),
+    live: true,
+    description:
+      'take the client’s address from the last entry of `X-Forwarded-For` (set it behind a reverse proxy, so rate limits count clients, not the proxy)',
   }),
   realtimePath: setting<string | undefined>({
     label: 'realtime path',

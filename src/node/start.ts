@@ -78,7 +78,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         logger,
         mode: settings.mode.value,
         settings: realtimeSettingsOf(settings),
-        adminTokenHash: () => serving.token.hash,
+        authenticate: (credential) => serving.instance.authenticate(credential),
         ...(settings.redisUrl.value
           ? { redisUrl: settings.redisUrl.value }
           : worker
@@ -86,7 +86,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
             : {}),
       })
     : undefined;
-  const { runtime, instanceFor } = servingInstances(booted, realtime);
+  const { runtime, instanceFor, close: closeInstances } = servingInstances(booted, realtime);
   const listener = new HttpListener(instanceFor(settings, booted.token.hash));
   realtime?.attach(listener.server);
   const draining = new Set<Promise<unknown>>();
@@ -120,6 +120,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         logger.error({ err: error }, 'an onClose hook failed'),
       );
     }
+    await closeInstances();
     await storage.close();
     removeServerState(dataDir, process.pid);
     logger.info({}, 'stopped');

@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  hashToken,
   type App,
+  type Caller,
+  type TokenCredential,
   type EventBus,
   type Logger,
   type Mode,
@@ -60,8 +61,8 @@ export function createNodeRealtime(
     logger: Logger;
     mode: Mode;
     settings: RealtimeSettings;
-    /** The admin token's hash as it is now (a reload may replace it). */
-    adminTokenHash: () => string | undefined;
+    /** Who a token is, as the app's current instance says (a reload may change the admin token). */
+    authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
     /** Fan events out through Redis to every instance sharing it. */
     redisUrl?: string;
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
@@ -84,10 +85,7 @@ export function createNodeRealtime(
     path,
     channels: app.channels,
     topics: app.topics,
-    isAdminToken: async (token) => {
-      const hash = context.adminTokenHash();
-      return token !== undefined && hash !== undefined && (await hashToken(token)) === hash;
-    },
+    authenticate: context.authenticate,
     ...limits,
     events: context.events,
     monitor,

@@ -2,17 +2,27 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Server as Engine, type Socket as EngineSocket } from 'engine.io';
 import { Server as SocketIoServer, type ServerOptions, type Socket } from 'socket.io';
-import type { ChannelDefinition, ChannelMessage, EventBus, Logger } from '../core/index.js';
+import {
+  judge,
+  type Caller,
+  type ChangeEvent,
+  type ChannelDefinition,
+  type ChannelMessage,
+  type TokenCredential,
+  type EventBus,
+  type Logger,
+  type Topic,
+} from '../core/index.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {
   path: string;
   channels: readonly ChannelDefinition[];
-  /** Topics a client may `subscribe` to (the collections), with the access each needs. */
-  topics: ReadonlyMap<string, 'admin' | 'public'>;
-  /** Whether a handshake's token is the admin token. */
-  isAdminToken: (token: string | undefined) => Promise<boolean>;
+  /** Topics a client may `subscribe` to (the collections), with their rules. */
+  topics: ReadonlyMap<string, Topic>;
+  /** Who a handshake's token is (the app's authenticators, as for HTTP). */
+  authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
   events: EventBus;
   monitor: RealtimeMonitor;
   logger: Logger;
@@ -29,8 +39,10 @@ export interface SocketIoOptions {
   adapter?: ServerOptions['adapter'];
 }
 
-/** The event a client receives, with `{ code, reason }`, just before the server closes its connection. */
+/** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
 export const closingEvent = 'berth:error';
+/** How instances pass each other their change events (socket.io's server-side emit, through the adapter). */
+const changeEvent = 'berth:change';
 
 function asChannelMessage(value: unknown): ChannelMessage {
   if (typeof value === 'string') return value;
@@ -160,35 +172,109 @@ export function createSocketIoServer(options: SocketIoOptions) {
         if (typeof acknowledge === 'function') acknowledge(reply);
       });
     }
-    let admin: Promise<boolean> | undefined;
+    // Who the client is, from its handshake's token: asked again at each subscribe, so a revoked
+    // session, a disabled user or a new admin token is seen at once.
+    const callerOf = (): Promise<Caller | null | undefined> => {
+      const token = handshakeToken(socket);
+      return token === undefined
+        ? Promise.resolve(undefined)
+        : options.authenticate({ token, address: socket.handshake.address });
+    };
     socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {
       const answer = (value: object): void => {
         if (typeof acknowledge === 'function') acknowledge(value);
       };
-      const access = typeof topic === 'string' ? options.topics.get(topic) : undefined;
-      if (access === undefined) {
+      const rules = typeof topic === 'string' ? options.topics.get(topic) : undefined;
+      if (rules === undefined) {
         return answer({
           ok: false,
           error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...options.topics.keys()].join(', ')}`,
         });
       }
-      if (access === 'admin' && !(await (admin ??= options.isAdminToken(handshakeToken(socket))))) {
+      let caller: Caller | null | undefined;
+      try {
+        caller = await callerOf();
+      } catch (error) {
+        // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
+        options.logger.warn(
+          { socket: socket.id, err: error },
+          `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
+        );
+        return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
+      }
+      // It may have left while its token was checked.
+      if (!socket.connected) return;
+      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.owner, true);
+      if (!verdict.allowed) {
+        const needs =
+          rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
         return answer({
           ok: false,
-          error: `subscribing to ${String(topic)} needs the admin token, as reading it over HTTP does: connect with io(url, { auth: { token } })`,
+          error:
+            caller === null
+              ? `the token is not valid (expired or revoked): log in again, then connect with io(url, { auth: { token } })`
+              : verdict.status === 401
+                ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: connect with io(url, { auth: { token } })`
+                : `this caller may not read ${String(topic)}`,
         });
       }
-      await socket.join(`topic:${String(topic)}`);
+      subscribe(String(topic), socket, caller ?? undefined);
       answer({ ok: true, topic });
     });
     socket.on('unsubscribe', (topic: unknown) => {
-      if (typeof topic === 'string') void socket.leave(`topic:${topic}`);
+      if (typeof topic === 'string') subscribers.get(topic)?.delete(socket);
+    });
+    socket.on('disconnect', () => {
+      for (const each of subscribers.values()) each.delete(socket);
     });
   });
 
+  /** Each topic's local subscribers, with who they are. */
+  const subscribers = new Map<string, Map<Socket, Caller | undefined>>();
+  const subscribe = (topic: string, socket: Socket, caller: Caller | undefined): void => {
+    let each = subscribers.get(topic);
+    if (!each) subscribers.set(topic, (each = new Map()));
+    each.set(socket, caller);
+  };
+  /** Sends an event to this instance's subscribers that its record's read rule lets see it. */
+  const deliver = (event: ChangeEvent): void => {
+    if (event.topic === 'sessions' && event.action === 'deleted') revoke(event.record.id);
+    const each = subscribers.get(event.topic);
+    const rules = options.topics.get(event.topic);
+    if (!each || !rules) return;
+    const name = `${event.topic}:${event.action}`;
+    const now = new Date().toISOString();
+    for (const [socket, caller] of each) {
+      if (caller?.expiresAt && caller.expiresAt <= now) {
+        stopEvents(socket, 'the session expired');
+        continue;
+      }
+      if (judge(rules.read, caller, event.record as Record<string, unknown>, rules.owner).allowed)
+        socket.emit(name, event.record);
+    }
+  };
+  /** A revoked session's sockets get no more events: they are told why and disconnected. */
+  const revoke = (session: string): void => {
+    for (const each of subscribers.values()) {
+      for (const [socket, caller] of each)
+        if (caller?.session === session) stopEvents(socket, 'the session was revoked');
+    }
+  };
+  /** A session that ends ends its connections: told why, then disconnected (a new one must bring a valid token). */
+  const stopEvents = (socket: Socket, reason: string): void => {
+    for (const each of subscribers.values()) each.delete(socket);
+    socket.emit(closingEvent, {
+      code: 401,
+      reason: `${reason}: disconnected; log in again, then connect with the new token`,
+    });
+    socket.disconnect(true);
+  };
+  // Events of this instance's writes go to its own subscribers, and to the other instances' (through the adapter).
   const unsubscribe = options.events.subscribe((event) => {
-    io.to(`topic:${event.topic}`).emit(`${event.topic}:${event.action}`, event.record);
+    deliver(event);
+    if (options.adapter) io.serverSideEmit(changeEvent, event);
   });
+  io.on(changeEvent, (event: ChangeEvent) => deliver(event));
 
   return {
     io,

@@ -48,7 +48,7 @@ export async function startRealtimeServer(
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },
-    adminTokenHash: () => tokenHash,
+    authenticate: (credential) => instance.authenticate(credential),
   });
   const instance = app.instantiate({
     storage,

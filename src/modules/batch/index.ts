@@ -94,7 +94,7 @@ export const batchModule = defineModule({
           '413': { description: 'The answers together exceed the batch answer limit.' },
         },
       },
-      async handler({ body, request, services }) {
+      async handler({ body, request, platform, services }) {
         const dispatch = services.dispatch;
         if (!dispatch) throw new BerthError('BERTH_UNAVAILABLE', 'batches are not available in this runtime');
         const limits = services.batchLimits ?? defaultBatchLimits(services.bodyLimit);
@@ -133,6 +133,7 @@ export const batchModule = defineModule({
               headers,
               ...(item.body !== undefined ? { body: JSON.stringify(item.body) } : {}),
             }),
+            platform,
           );
           const answer = await readWithin(response, budget);
           if (answer === undefined) {

@@ -9,16 +9,28 @@ import {
   z,
 } from '../../core/index.js';
 
-/** People: names, unique emails (kept in lower case), roles. Only admins read them. */
+/**
+ * People: names, unique emails (kept in lower case), roles. Admins see and
+ * manage everyone; a signed-in user sees and edits their own record only
+ * (its email too), and never its role or whether it is disabled.
+ */
 export const users = defineCollection({
   name: 'users',
-  description: 'People. Emails are unique (any case).',
+  description: 'People. Emails are unique (any case). A signed-in user sees only their own record.',
   fields: {
     name: field.text({ max: 200, searchable: true, indexed: true }),
     email: field.text({ format: 'email', lowercase: true, max: 320, unique: true, searchable: true }),
-    role: field.enum(['member', 'admin'], { default: 'member', indexed: true }),
+    role: field.enum(['member', 'admin'], { default: 'member', indexed: true, adminOnly: true }),
+    disabled: field.boolean({
+      default: false,
+      adminOnly: true,
+      description: 'A disabled user cannot log in; disabling one ends their sessions.',
+    }),
+    // Set by the accounts module (scrypt); never in an answer, an event or a log.
+    passwordHash: field.text({ required: false, hidden: true, readOnly: true, max: 512 }),
   },
-  access: { list: 'admin', read: 'admin', create: 'admin', update: 'admin', delete: 'admin' },
+  access: { list: 'owner', read: 'owner', create: 'admin', update: 'owner', delete: 'admin' },
+  owner: 'id',
   sort: 'createdAt',
 });
 
@@ -34,7 +46,7 @@ const DeleteUserSelector = z.strictObject({
 export const usersModule = defineModule({
   name: 'users',
   description:
-    'People: create, query and delete users. Emails are unique. Reading them needs the admin token.',
+    'People: create, query and delete users. Emails are unique. Admins see everyone; a signed-in user only themselves.',
   collections: [users],
   routes: [
     defineRoute({

@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.js';
 import { type Collection, offers, recordLabel, singular, type StoredRecord } from '../../collections.js';
 import { Failure, Loading } from '../shared.js';
+import { recordActionsOf } from './extensions.js';
 import { Filters } from './filters.js';
 import {
   filteredField,
@@ -14,18 +15,13 @@ import {
   withSortBy,
 } from './list-query.js';
 import { Pager } from './pager.js';
+import { deleteWords, type Notice, problemNotice } from './record-actions.js';
 import { RecordForm, type Saved } from './record-form.js';
 import { RecordTable } from './record-table.js';
 import { useRecordPage } from './use-record-page.js';
 
-type Notice = { kind: 'status' | 'alert'; text: string };
 /** The open form: a new record, or the record being edited. */
 type Editing = { record?: StoredRecord };
-
-const problemText = (failure: unknown): string => {
-  const problem = failure instanceof ApiError ? failure.problem : undefined;
-  return problem ? problem.detail || problem.title : String(failure);
-};
 
 /** The query's filters alone: the filter form starts again from them when they change. */
 const filterPart = (search: URLSearchParams): string =>
@@ -58,6 +54,10 @@ export function CollectionView({
   const limit = limitOf(search);
   const name = singular(collection.name);
   const id = useId();
+  // What this collection adds to the browser (columns, buttons, names), if anything.
+  const extras = useMemo(() => recordActionsOf(collection, collections), [collection, collections]);
+  const labelOf = (record: StoredRecord) => extras.label?.(record) ?? recordLabel(collection, record);
+  const removeWords = extras.remove ?? deleteWords;
 
   // The last record of the last page went (deleted, or filtered out elsewhere): show the page before.
   useEffect(() => {
@@ -76,9 +76,7 @@ export function CollectionView({
     requestAnimationFrame(() => (opener.current?.isConnected ? opener.current : heading.current)?.focus());
   };
   const saved = ({ record, created }: Saved) => {
-    const label = record
-      ? recordLabel(collection, record)
-      : editing?.record && recordLabel(collection, editing.record);
+    const label = record ? labelOf(record) : editing?.record && labelOf(editing.record);
     setNotice({
       kind: 'status',
       text: !record
@@ -91,17 +89,18 @@ export function CollectionView({
     reload();
   };
   const remove = async (record: StoredRecord): Promise<boolean> => {
-    const label = recordLabel(collection, record);
+    const label = labelOf(record);
+    const { done } = removeWords;
     setNotice(undefined);
     try {
       await api(`${collection.path}/${encodeURIComponent(record.id)}`, { method: 'DELETE' });
-      setNotice({ kind: 'status', text: `Deleted ${label}.` });
+      setNotice({ kind: 'status', text: `${done[0]!.toUpperCase()}${done.slice(1)} ${label}.` });
       if (editing?.record?.id === record.id) setEditing(undefined);
       heading.current?.focus();
       reload();
       return true;
     } catch (failure) {
-      setNotice({ kind: 'alert', text: `${label} was not deleted: ${problemText(failure)}` });
+      setNotice(problemNotice(`${label} was not ${done}`, failure));
       reload();
       return false;
     }
@@ -134,6 +133,7 @@ export function CollectionView({
       {notice?.kind === 'alert' && (
         <p role="alert" class="error">
           {notice.text}
+          {notice.hint && <small> {notice.hint}</small>}
         </p>
       )}
       {editing && (
@@ -194,9 +194,12 @@ export function CollectionView({
                 collections={collections}
                 records={page.items}
                 sort={sort}
+                extras={extras}
                 onSort={(column) => navigate(withSortBy(search, sort, column))}
                 onEdit={(record) => open({ record })}
                 onDelete={remove}
+                notify={setNotice}
+                reload={reload}
               />
               <Pager
                 name={collection.name}

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   type Collection,
@@ -10,6 +11,13 @@ import {
 import { Scroll } from '../shared.js';
 import { cellText } from './field-values.js';
 import { dataHash, directionOf } from './list-query.js';
+import {
+  deleteWords,
+  type Notice,
+  type RecordActions,
+  type RowAction,
+  type RowContext,
+} from './record-actions.js';
 
 /** A column: a field, or one every record has (id first, createdAt last). */
 type Column = Pick<Field, 'name' | 'type'> & { sortable: boolean; references?: string };
@@ -67,53 +75,41 @@ function Cell({
   );
 }
 
-/** The actions of a row: Edit, and Delete with a confirm step in the row itself. */
-function RowActions({
-  label,
-  canEdit,
-  canDelete,
-  onEdit,
-  onDelete,
-}: {
-  label: string;
-  canEdit: boolean;
-  canDelete: boolean;
-  onEdit: () => void;
-  onDelete: () => Promise<boolean>;
-}) {
-  const [confirming, setConfirming] = useState(false);
+/** The buttons of a row; one that asks first shows its question in the row itself, in their place. */
+function RowActions({ actions }: { actions: RowAction[] }) {
+  const [asking, setAsking] = useState<string>();
   const [busy, setBusy] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
-  const remove = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
+  const buttons = useRef(new Map<string, HTMLButtonElement>());
+  const asked = useRef<string | undefined>(undefined);
   useEffect(() => {
-    // Focus follows the question: on to Cancel (the harmless answer), back to Delete after it.
-    if (confirming) cancel.current?.focus();
-    else if (asked.current) remove.current?.focus();
-    asked.current = confirming;
-  }, [confirming]);
-  if (confirming) {
+    // Focus follows the question: on to Cancel (the harmless answer), back to the button that asked after it.
+    if (asking) cancel.current?.focus();
+    else if (asked.current) buttons.current.get(asked.current)?.focus();
+    asked.current = asking;
+  }, [asking]);
+  const perform = (action: RowAction) => {
+    const done = action.run();
+    if (!done) return setAsking(undefined);
+    setBusy(true);
+    // A row that goes away goes with the reload; one that stays gets its buttons back.
+    void done.then((gone) => {
+      if (gone) return;
+      setBusy(false);
+      setAsking(undefined);
+    });
+  };
+  const question = actions.find((action) => action.key === asking)?.confirm;
+  if (asking && question) {
+    const action = actions.find(({ key }) => key === asking)!;
     return (
       <td class="actions">
-        <span role="group" aria-label={`Confirm deleting ${label}`} class="confirm">
-          <span>Delete {label}?</span>{' '}
-          <button
-            type="button"
-            class="danger"
-            disabled={busy}
-            onClick={() => {
-              setBusy(true);
-              // A deleted row goes away with the reload; one that stays gets its Delete button back.
-              void onDelete().then((deleted) => {
-                if (deleted) return;
-                setBusy(false);
-                setConfirming(false);
-              });
-            }}
-          >
-            Yes, delete
+        <span role="group" aria-label={question.name} class="confirm">
+          <span>{question.question}</span>{' '}
+          <button type="button" class="danger" disabled={busy} onClick={() => perform(action)}>
+            {question.yes}
           </button>{' '}
-          <button type="button" ref={cancel} onClick={() => setConfirming(false)}>
+          <button type="button" ref={cancel} onClick={() => setAsking(undefined)}>
             Cancel
           </button>
         </span>
@@ -122,48 +118,94 @@ function RowActions({
   }
   return (
     <td class="actions">
-      {canEdit && (
-        <button type="button" aria-label={`Edit ${label}`} onClick={onEdit}>
-          Edit
-        </button>
-      )}{' '}
-      {canDelete && (
-        <button
-          type="button"
-          ref={remove}
-          class="danger"
-          aria-label={`Delete ${label}`}
-          onClick={() => setConfirming(true)}
-        >
-          Delete
-        </button>
-      )}
+      {actions.map((action, index) => (
+        <Fragment key={action.key}>
+          {index > 0 && ' '}
+          <button
+            type="button"
+            ref={(element) => {
+              if (element) buttons.current.set(action.key, element);
+              else buttons.current.delete(action.key);
+            }}
+            class={action.danger ? 'danger' : undefined}
+            aria-label={action.label}
+            // Not `disabled`: the button keeps the focus while its call runs.
+            aria-disabled={busy ? 'true' : undefined}
+            onClick={() => {
+              if (busy) return;
+              if (action.confirm) setAsking(action.key);
+              else perform(action);
+            }}
+          >
+            {action.text}
+          </button>
+        </Fragment>
+      ))}
     </td>
   );
 }
 
-/** The records of one page: a column per field, headers that sort, actions per row. */
+/** The records of one page: a column per field, headers that sort, actions per row, and the collection's extras. */
 export function RecordTable({
   collection,
   collections,
   records,
   sort,
+  extras,
   onSort,
   onEdit,
   onDelete,
+  notify,
+  reload,
 }: {
   collection: Collection;
   collections: Collection[];
   records: StoredRecord[];
   sort: string;
+  extras: RecordActions;
   onSort: (column: string) => void;
   onEdit: (record: StoredRecord) => void;
   /** Resolves true when the record was deleted. */
   onDelete: (record: StoredRecord) => Promise<boolean>;
+  notify: (notice?: Notice) => void;
+  reload: () => void;
 }) {
   const columns = columnsOf(collection);
+  const extraColumns = extras.columns ?? [];
   const canEdit = offers(collection, 'update');
   const canDelete = offers(collection, 'delete');
+  const remove = extras.remove ?? deleteWords;
+  const actionsOf = (row: RowContext): RowAction[] => [
+    ...(extras.actions?.(row) ?? []),
+    ...(canEdit
+      ? [{ key: 'edit', text: 'Edit', label: `Edit ${row.label}`, run: () => onEdit(row.record) }]
+      : []),
+    ...(canDelete
+      ? [
+          {
+            key: 'delete',
+            text: remove.verb,
+            label: `${remove.verb} ${row.label}`,
+            danger: true,
+            confirm: {
+              question: `${remove.verb} ${row.label}?`,
+              yes: `Yes, ${remove.verb.toLowerCase()}`,
+              name: `Confirm ${remove.doing} ${row.label}`,
+            },
+            run: () => onDelete(row.record),
+          },
+        ]
+      : []),
+  ];
+  const rows = records.map((record): RowContext => ({
+    record,
+    collection,
+    collections,
+    label: extras.label?.(record) ?? recordLabel(collection, record),
+    notify,
+    reload,
+  }));
+  const hasActions = canEdit || canDelete || extras.actions !== undefined;
   return (
     <Scroll>
       <table class="records">
@@ -187,7 +229,12 @@ export function RecordTable({
                 </th>
               );
             })}
-            {(canEdit || canDelete) && (
+            {extraColumns.map(({ name }) => (
+              <th key={`extra-${name}`} scope="col">
+                {name}
+              </th>
+            ))}
+            {hasActions && (
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
               </th>
@@ -195,20 +242,15 @@ export function RecordTable({
           </tr>
         </thead>
         <tbody>
-          {records.map((record) => (
-            <tr key={record.id}>
+          {rows.map((row) => (
+            <tr key={row.record.id}>
               {columns.map((column) => (
-                <Cell key={column.name} column={column} record={record} collections={collections} />
+                <Cell key={column.name} column={column} record={row.record} collections={collections} />
               ))}
-              {(canEdit || canDelete) && (
-                <RowActions
-                  label={recordLabel(collection, record)}
-                  canEdit={canEdit}
-                  canDelete={canDelete}
-                  onEdit={() => onEdit(record)}
-                  onDelete={() => onDelete(record)}
-                />
-              )}
+              {extraColumns.map(({ name, Cell: Extra }) => (
+                <Extra key={`extra-${name}`} {...row} />
+              ))}
+              {hasActions && <RowActions actions={actionsOf(row)} />}
             </tr>
           ))}
         </tbody>

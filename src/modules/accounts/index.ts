@@ -1,0 +1,479 @@
+import {
+  BerthError,
+  collectionHooks,
+  defineAuthenticator,
+  defineCollection,
+  defineModule,
+  defineRoute,
+  defineSettings,
+  equalInConstantTime,
+  field,
+  generateToken,
+  hashToken,
+  memoryRateLimiter,
+  addressBucket,
+  tooManyRequests,
+  z,
+  type AppServices,
+  type Caller,
+  type RateLimiter,
+  type Transaction,
+} from '../../core/index.js';
+import { users } from '../users/index.js';
+
+/** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Whether `password` is the one `stored` was made from; in constant time. */
+  verify(password: string, stored: string): Promise<boolean>;
+}
+
+/** Sign-ins: one per token. A token is kept only as its SHA-256; deleting a session revokes it. */
+export const sessions = defineCollection({
+  name: 'sessions',
+  description:
+    'Sign-ins, one per token (kept only as a hash). A user sees and ends their own; admins everyone’s.',
+  fields: {
+    user: field.reference('users', { onDelete: 'cascade', indexed: true, readOnly: true }),
+    tokenHash: field.text({ hidden: true, readOnly: true, max: 64 }),
+    expiresAt: field.datetime({ readOnly: true, indexed: true }),
+    address: field.text({
+      required: false,
+      readOnly: true,
+      max: 100,
+      description: 'Where it signed in from',
+    }),
+  },
+  operations: ['list', 'read', 'delete'],
+  access: { list: 'owner', read: 'owner', delete: 'owner' },
+  owner: 'user',
+  sort: '-createdAt',
+});
+
+const accountSettings = defineSettings('accounts', {
+  signup: {
+    schema: z.boolean(),
+    default: true,
+    variable: 'BERTH_SIGNUP',
+    description: 'Anyone may sign up (POST /auth/signup); when false, only admins create users.',
+  },
+  sessionDays: {
+    schema: z.number().int().min(1).max(366),
+    default: 14,
+    variable: 'BERTH_SESSION_DAYS',
+    description: 'How long a login token is valid, in days.',
+  },
+  passwordMin: {
+    schema: z.number().int().min(8).max(128),
+    default: 8,
+    variable: 'BERTH_PASSWORD_MIN',
+    description: 'The shortest password accepted, in characters.',
+  },
+  passwordMax: {
+    schema: z.number().int().min(8).max(1024),
+    default: 128,
+    variable: 'BERTH_PASSWORD_MAX',
+    description: 'The longest password accepted, in characters (it bounds the cost of hashing).',
+  },
+  loginAttempts: {
+    schema: z.number().int().min(1).max(10_000),
+    default: 5,
+    variable: 'BERTH_LOGIN_ATTEMPTS',
+    description: 'Failed logins a minute, per address and per account, before 429.',
+  },
+  signupsPerHour: {
+    schema: z.number().int().min(1).max(100_000),
+    default: 10,
+    variable: 'BERTH_SIGNUPS_PER_HOUR',
+    description: 'Sign-ups an hour per address, before 429.',
+  },
+});
+export { accountSettings };
+
+const errors = {
+  ACCOUNTS_SIGNUP_CLOSED: {
+    status: 403,
+    title: 'Sign-up is closed',
+    hint: 'An admin creates users here (POST /users with the admin token), or turns sign-up on ("accounts": { "signup": true }).',
+  },
+  ACCOUNTS_DISABLED: {
+    status: 403,
+    title: 'This account is disabled',
+    hint: 'Ask an admin to enable it again.',
+  },
+  ACCOUNTS_NOT_A_SESSION: {
+    status: 400,
+    title: 'Not a session of Berth’s accounts',
+    hint: 'Only a token from POST /auth/login can be logged out or change a password; the admin token is changed with the `token` command.',
+  },
+} as const;
+
+const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
+const Password = z.string().min(1).max(1024);
+const PublicUser = users.schemas.record;
+const Credentials = z.strictObject({ email: Email, password: Password });
+const Signup = z.strictObject({
+  email: Email.pipe(z.email('must be an email address')),
+  password: Password.describe('At least 8 characters by default (setting passwordMin)'),
+  name: z.string().trim().min(1).max(200).optional().describe('Defaults to the part of the email before @'),
+});
+const Login = z.object({
+  token: z.string().describe('Send it as `Authorization: Bearer <token>`'),
+  user: PublicUser,
+  expiresAt: z.string().describe('When the token stops being valid (ISO 8601)'),
+});
+const PasswordChange = z.strictObject({
+  current: Password.describe('The password now'),
+  next: Password.describe('The new password'),
+});
+const UserId = z.object({ id: z.string().min(1).max(100) });
+const SessionsOf = z.strictObject({
+  user: z.string().min(1).max(100).describe('The user whose sessions end'),
+});
+
+const problems = (codes: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(codes).map(([status, description]) => [status, { description, problem: true }]),
+  );
+
+/**
+ * Berth's own accounts: sign-up, login, sessions and passwords over the
+ * `users` collection. Passwords are hashed by the runtime's hasher (scrypt
+ * on Node) and live only in the hidden `passwordHash` field; a login token
+ * is `<session id>.<secret>`, kept as the secret's SHA-256, so it is valid
+ * on every instance sharing the database and revoked by deleting its
+ * session. Failed logins are counted per address and per account, and
+ * sign-ups per address, with the runtime's rate limiter (Redis when set).
+ */
+export function createAccountsModule(options: { hasher: PasswordHasher }) {
+  const { hasher } = options;
+  // Counters when the runtime gives none (a test runtime): this process's.
+  const ownLimiter = memoryRateLimiter();
+  const limiterOf = (services: AppServices): RateLimiter => services.rateLimiter ?? ownLimiter;
+  // An unknown email costs one hash check too, so its answer takes as long as a wrong password's.
+  let dummy: Promise<string> | undefined;
+  const dummyHash = () => (dummy ??= hasher.hash(generateToken()));
+
+  const sessionOf = async (token: string, services: AppServices) => {
+    const dot = token.indexOf('.');
+    if (dot <= 0 || dot === token.length - 1) return undefined;
+    const session = await services.storage.repository(sessions).get(token.slice(0, dot));
+    if (!session || !equalInConstantTime(await hashToken(token.slice(dot + 1)), session.tokenHash))
+      return null;
+    return session;
+  };
+
+  const authenticator = defineAuthenticator({
+    name: 'accounts',
+    async authenticate({ token }, services) {
+      // Berth's tokens hold one dot; JWTs two. Anything else is not ours.
+      if (token.split('.').length !== 2) return undefined;
+      const session = await sessionOf(token, services);
+      if (!session) return session === undefined ? undefined : null;
+      if (session.expiresAt <= new Date().toISOString()) return null;
+      const user = await services.storage.repository(users).get(session.user);
+      if (!user || user.disabled) return null;
+      const caller: Caller = {
+        id: user.id,
+        admin: false,
+        via: 'accounts',
+        role: user.role,
+        email: user.email,
+        expiresAt: session.expiresAt,
+        session: session.id,
+      };
+      return caller;
+    },
+  });
+
+  /** Ends sessions of a user (all, or all but one): their tokens stop working on every instance. */
+  const endSessions = async (tx: Transaction, user: string, keep?: string): Promise<number> => {
+    const repository = tx.repository(sessions);
+    let ended = 0;
+    for (;;) {
+      const { items } = await repository.list({
+        where: [{ field: 'user', op: 'eq', value: user }],
+        limit: 200,
+      });
+      const doomed = items.filter((session) => session.id !== keep);
+      for (const session of doomed) if (await repository.delete(session.id)) ended++;
+      if (items.length < 200 || doomed.length === 0) return ended;
+    }
+  };
+
+  const addressOf = (services: AppServices, platform: unknown): string =>
+    addressBucket(services.clientAddress?.(platform) ?? 'unknown');
+
+  const checkPassword = (password: string, services: AppServices, path: string): void => {
+    const { passwordMin, passwordMax } = accountSettings.of(services);
+    // Counted as it is hashed (NFKC): "é" typed as e + accent is one character.
+    const length = [...password.normalize('NFKC')].length;
+    if (length < passwordMin || length > passwordMax) {
+      throw new BerthError('BERTH_VALIDATION_FAILED', 'the password is too short or too long', {
+        errors: [{ path, message: `must be ${passwordMin} to ${passwordMax} characters long` }],
+      });
+    }
+  };
+
+  /**
+   * Counts an attempt before its password is checked, so requests sent in
+   * parallel cannot all slip under the limit: over it, the password is not
+   * even tried. `settle(true)` gives the hits back once the password was
+   * right (only failures count) and clears the account's failures.
+   */
+  const attempt = async (limiter: RateLimiter, keys: string[], limit: number, what: string) => {
+    const counted: string[] = [];
+    for (const key of keys) {
+      const count = await limiter.hit(key, 60_000);
+      counted.push(key);
+      if (count.count > limit) throw tooManyRequests(what, count);
+    }
+    return {
+      async settle(right: boolean, clear?: string) {
+        if (!right) return;
+        for (const key of counted) await limiter.undo(key);
+        if (clear) await limiter.reset(clear);
+      },
+    };
+  };
+
+  const wrongCredentials = () =>
+    new BerthError('BERTH_INVALID_CREDENTIALS', 'the email or the password is wrong', {
+      headers: { 'www-authenticate': 'Bearer realm="berth"' },
+    });
+
+  const sessionCaller = (caller: Caller | undefined): Caller & { session: string } => {
+    if (!caller?.session || caller.via !== 'accounts') {
+      throw new BerthError('ACCOUNTS_NOT_A_SESSION', 'this token is not a login session');
+    }
+    return caller as Caller & { session: string };
+  };
+
+  return defineModule({
+    name: 'accounts',
+    description:
+      'Sign-up, login and sessions over the users collection. Send the token of POST /auth/login as `Authorization: Bearer <token>`.',
+    collections: [sessions],
+    settings: accountSettings,
+    errors,
+    authenticators: [authenticator],
+    hooks: {
+      async onStart() {
+        await dummyHash();
+      },
+      collections: {
+        // Disabling a user ends their sessions in the same transaction.
+        ...collectionHooks(users, {
+          async afterUpdate(record, previous, { tx }) {
+            if (record.disabled && !previous.disabled) await endSessions(tx, record.id);
+          },
+        }),
+      },
+    },
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/auth/signup',
+        auth: 'public',
+        summary: 'Sign up: a new user with a password',
+        description:
+          'Open unless the `accounts.signup` setting is false. Sign-ups are limited per address (`signupsPerHour`). Then log in with POST /auth/login.',
+        body: Signup,
+        status: 201,
+        response: z.object({ user: PublicUser }),
+        docs: { responses: problems({ '403': 'Sign-up is closed.', '409': 'A user has this email.' }) },
+        async handler({ body, services, platform }) {
+          const settings = accountSettings.of(services);
+          if (!settings.signup)
+            throw new BerthError('ACCOUNTS_SIGNUP_CLOSED', 'sign-up is closed on this server');
+          checkPassword(body.password, services, 'body.password');
+          const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
+          if (count.count > settings.signupsPerHour) {
+            throw tooManyRequests(
+              `over ${settings.signupsPerHour} sign-ups an hour from this address`,
+              count,
+            );
+          }
+          const passwordHash = await hasher.hash(body.password);
+          const user = await services.storage.repository(users).create({
+            email: body.email,
+            name: body.name ?? body.email.split('@')[0]!,
+            passwordHash,
+          });
+          return { user: users.present(user) };
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/auth/login',
+        auth: 'public',
+        summary: 'Log in: a token for an email and a password',
+        description:
+          'The same 401 for an unknown email and a wrong password. After `loginAttempts` failures a minute from one address or on one account, 429 with `Retry-After`.',
+        body: Credentials,
+        response: Login,
+        docs: {
+          responses: problems({
+            '401': 'The email or the password is wrong.',
+            '403': 'The account is disabled.',
+            '429': 'Too many failed logins: wait for Retry-After.',
+          }),
+        },
+        async handler({ body, services, platform }) {
+          const settings = accountSettings.of(services);
+          const limiter = limiterOf(services);
+          const address = addressOf(services, platform);
+          const accountKey = `login:account:${body.email}`;
+          const tried = await attempt(
+            limiter,
+            [`login:address:${address}`, accountKey],
+            settings.loginAttempts,
+            'too many failed logins',
+          );
+          const { items } = await services.storage
+            .repository(users)
+            .list({ where: [{ field: 'email', op: 'eq', value: body.email }], limit: 1 });
+          const user = items[0];
+          const valid = await hasher.verify(body.password, user?.passwordHash ?? (await dummyHash()));
+          const right = Boolean(user?.passwordHash) && valid;
+          await tried.settle(right, accountKey);
+          if (!user || !right) throw wrongCredentials();
+          // Said only to whoever knows the password.
+          if (user.disabled) throw new BerthError('ACCOUNTS_DISABLED', 'this account is disabled');
+          const secret = generateToken();
+          const expiresAt = new Date(Date.now() + settings.sessionDays * 86_400_000).toISOString();
+          const session = await services.storage.transaction(async (tx) => {
+            // Expired sessions of this user go as a new one comes.
+            const repository = tx.repository(sessions);
+            const { items: expired } = await repository.list({
+              where: [
+                { field: 'user', op: 'eq', value: user.id },
+                { field: 'expiresAt', op: 'lte', value: new Date().toISOString() },
+              ],
+              limit: 100,
+            });
+            for (const each of expired) await repository.delete(each.id);
+            return repository.create({
+              user: user.id,
+              tokenHash: await hashToken(secret),
+              expiresAt,
+              address: address === 'unknown' ? null : address.slice(0, 100),
+            });
+          });
+          return { token: `${session.id}.${secret}`, user: users.present(user), expiresAt };
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/auth/me',
+        auth: 'user',
+        summary: 'Who the token is: the signed-in user',
+        description:
+          'For a token of Berth’s accounts, the user’s record; for another authenticator’s caller (a JWT, the admin token), what it says of the caller.',
+        response: z.looseObject({ id: z.string() }),
+        async handler({ caller, services }) {
+          const user = await services.storage.repository(users).get(caller!.id);
+          if (user) return users.present(user);
+          const { id, via, role, email } = caller!;
+          return { id, via, ...(role ? { role } : {}), ...(email ? { email } : {}) };
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/auth/logout',
+        auth: 'user',
+        summary: 'Log out: this token stops working',
+        status: 204,
+        docs: {
+          responses: problems({ '400': 'The token is not a login session (the admin token, a JWT).' }),
+        },
+        async handler({ caller, services }) {
+          await services.storage.repository(sessions).delete(sessionCaller(caller).session);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/auth/password',
+        auth: 'user',
+        summary: 'Change the password; every other session ends',
+        description:
+          'The current password is checked as a login is (and counts as a failed login when wrong). This session stays; every other one of the user ends.',
+        body: PasswordChange,
+        status: 204,
+        docs: {
+          responses: problems({
+            '400': 'The token is not a login session.',
+            '429': 'Too many wrong passwords: wait for Retry-After.',
+          }),
+        },
+        async handler({ body, caller, services }) {
+          const { session, id } = sessionCaller(caller);
+          const settings = accountSettings.of(services);
+          const limiter = limiterOf(services);
+          const user = await services.storage.repository(users).get(id);
+          if (!user) throw wrongCredentials();
+          // Its own counter: someone guessing at the login does not stop a signed-in user changing theirs.
+          const tried = await attempt(
+            limiter,
+            [`password:user:${user.id}`],
+            settings.loginAttempts,
+            'too many wrong passwords',
+          );
+          const right = Boolean(user.passwordHash) && (await hasher.verify(body.current, user.passwordHash!));
+          await tried.settle(right);
+          if (!right) {
+            throw new BerthError('BERTH_VALIDATION_FAILED', 'the current password is wrong', {
+              errors: [{ path: 'body.current', message: 'is not the current password' }],
+            });
+          }
+          checkPassword(body.next, services, 'body.next');
+          const passwordHash = await hasher.hash(body.next);
+          await services.storage.transaction(async (tx) => {
+            await tx.repository(users).update(id, { passwordHash } as never);
+            await endSessions(tx, id, session);
+          });
+        },
+      }),
+      defineRoute({
+        method: 'PUT',
+        path: '/auth/users/:id/password',
+        auth: 'admin',
+        summary: 'Set a user’s password (admin); every session of the user ends',
+        params: UserId,
+        body: z.strictObject({ password: Password }),
+        status: 204,
+        docs: { responses: problems({ '404': 'No user has this id.' }) },
+        async handler({ params, body, services }) {
+          checkPassword(body.password, services, 'body.password');
+          const passwordHash = await hasher.hash(body.password);
+          await services.storage.transaction(async (tx) => {
+            if (!(await tx.repository(users).update(params.id, { passwordHash } as never))) {
+              throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${params.id}"`);
+            }
+            await endSessions(tx, params.id);
+          });
+        },
+      }),
+      defineRoute({
+        method: 'DELETE',
+        path: '/auth/sessions',
+        auth: 'admin',
+        summary: 'End every session of a user (admin)',
+        description: 'Their tokens stop working on every instance, and their realtime subscriptions end.',
+        query: SessionsOf,
+        response: z.object({ ended: z.number().int() }),
+        docs: { responses: problems({ '404': 'No user has this id.' }) },
+        async handler({ query, services }) {
+          return {
+            ended: await services.storage.transaction(async (tx) => {
+              if (!(await tx.repository(users).get(query.user))) {
+                throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${query.user}"`);
+              }
+              return endSessions(tx, query.user);
+            }),
+          };
+        },
+      }),
+    ],
+  });
+}

@@ -1,0 +1,152 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import { describe, expect, inject, it } from 'vitest';
+import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
+import { freshSchema, postgresUrl } from './helpers/postgres.js';
+
+const redisUrl = inject('redisUrl');
+const withSchema = (schema: string) =>
+  `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+function socketIo(url: string, token?: string): Promise<Socket> {
+  const socket = connect(url, {
+    reconnection: false,
+    forceNew: true,
+    transports: ['websocket'],
+    ...(token ? { auth: { token } } : {}),
+  });
+  return new Promise((done, fail) => {
+    socket.once('connect', () => done(socket));
+    socket.once('connect_error', fail);
+  });
+}
+
+/** Every `notes:*` event a socket receives, by title. */
+function collect(socket: Socket): string[] {
+  const seen: string[] = [];
+  socket.onAny((event: string, record: { title?: string }) => {
+    if (event.startsWith('notes:')) seen.push(`${event} ${record.title}`);
+  });
+  return seen;
+}
+
+const settle = () => new Promise((done) => setTimeout(done, 150));
+
+describe('realtime follows the read rules', () => {
+  it('two users subscribed to notes each receive only the events of their own notes; the admin all of them', async () => {
+    const server = await startAccountsServer();
+    const { url } = server;
+    const ada = await signUp(url, 'ada@example.org');
+    const bob = await signUp(url, 'bob@example.org');
+    const adaSocket = await socketIo(url, ada.token);
+    const bobSocket = await socketIo(url, bob.token);
+    const adminSocket = await socketIo(url, adminToken);
+    const anonymous = await socketIo(url);
+    const seen = { ada: collect(adaSocket), bob: collect(bobSocket), admin: collect(adminSocket) };
+    for (const socket of [adaSocket, bobSocket, adminSocket])
+      expect(await socket.emitWithAck('subscribe', 'notes')).toEqual({ ok: true, topic: 'notes' });
+    const refused = await anonymous.emitWithAck('subscribe', 'notes');
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toContain('needs a signed-in caller');
+    const forged = await socketIo(url, `${ada.token}x`);
+    const stale = await forged.emitWithAck('subscribe', 'notes');
+    expect(stale).toEqual({
+      ok: false,
+      error:
+        'the token is not valid (expired or revoked): log in again, then connect with io(url, { auth: { token } })',
+    });
+
+    const adaNote = await call<{ id: string }>(url, 'POST', '/notes', {
+      token: ada.token,
+      json: { title: 'ada 1' },
+    });
+    await call(url, 'POST', '/notes', { token: bob.token, json: { title: 'bob 1' } });
+    await call(url, 'PATCH', `/notes/${adaNote.body.id}`, { token: ada.token, json: { title: 'ada 2' } });
+    await settle();
+    expect(seen.ada).toEqual(['notes:created ada 1', 'notes:updated ada 2']);
+    expect(seen.bob).toEqual(['notes:created bob 1']);
+    expect(seen.admin).toEqual(['notes:created ada 1', 'notes:created bob 1', 'notes:updated ada 2']);
+    for (const socket of [adaSocket, bobSocket, adminSocket, anonymous, forged]) socket.disconnect();
+  });
+
+  it('users’ own events carry no password hash; a revoked token stops its events and says why', async () => {
+    const server = await startAccountsServer();
+    const { url } = server;
+    const ada = await signUp(url, 'ada@example.org');
+    const adaSocket = await socketIo(url, ada.token);
+    const seen = collect(adaSocket);
+    const userEvents: unknown[] = [];
+    adaSocket.on('users:updated', (user) => userEvents.push(user));
+    expect(await adaSocket.emitWithAck('subscribe', 'notes')).toMatchObject({ ok: true });
+    expect(await adaSocket.emitWithAck('subscribe', 'users')).toMatchObject({ ok: true });
+    await call(url, 'PATCH', `/users/${ada.id}`, { token: ada.token, json: { name: 'Ada L.' } });
+    await call(url, 'POST', '/notes', { token: ada.token, json: { title: 'before' } });
+    await settle();
+    expect(seen).toEqual(['notes:created before']);
+    expect(userEvents).toEqual([expect.objectContaining({ id: ada.id, name: 'Ada L.' })]);
+    expect(JSON.stringify(userEvents)).not.toContain('scrypt');
+    expect(userEvents[0]).not.toHaveProperty('passwordHash');
+
+    // A second session writes on; the first one logs out.
+    const other = await call<{ token: string }>(url, 'POST', '/auth/login', {
+      json: { email: ada.email, password: ada.password },
+    });
+    const told = new Promise<{ code: number; reason: string }>((done) => adaSocket.once('berth:error', done));
+    expect((await call(url, 'POST', '/auth/logout', { token: ada.token })).status).toBe(204);
+    expect(await told).toEqual({
+      code: 401,
+      reason: 'the session was revoked: disconnected; log in again, then connect with the new token',
+    });
+    await settle();
+    expect(adaSocket.connected).toBe(false);
+    // The revoked token cannot subscribe again on a new connection.
+    const again = await socketIo(url, ada.token);
+    const refused = await again.emitWithAck('subscribe', 'notes');
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toContain('the token is not valid');
+    await call(url, 'POST', '/notes', { token: other.body.token, json: { title: 'after' } });
+    await settle();
+    expect(seen).toEqual(['notes:created before']);
+    again.disconnect();
+  });
+});
+
+describe('accounts across instances sharing PostgreSQL and Redis', () => {
+  it('a token from one instance works on the other, is revoked on both, and events follow the rules across them', async () => {
+    const schema = await freshSchema();
+    const env = { DATABASE_URL: withSchema(schema), REDIS_URL: redisUrl };
+    const one = await startAccountsServer({ env });
+    const two = await startAccountsServer({ env });
+    const ada = await signUp(one.url, 'ada@example.org');
+    const bob = await signUp(one.url, 'bob@example.org');
+    const me = await call<{ id: string }>(two.url, 'GET', '/auth/me', { token: ada.token });
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(ada.id);
+
+    // Ada listens on one; both write on two.
+    const adaSocket = await socketIo(one.url, ada.token);
+    const seen = collect(adaSocket);
+    expect(await adaSocket.emitWithAck('subscribe', 'notes')).toMatchObject({ ok: true });
+    await call(two.url, 'POST', '/notes', { token: bob.token, json: { title: 'bob’s' } });
+    await call(two.url, 'POST', '/notes', { token: ada.token, json: { title: 'ada’s' } });
+    await settle();
+    expect(seen).toEqual(['notes:created ada’s']);
+
+    const told = new Promise((done) => adaSocket.once('berth:error', done));
+    expect((await call(two.url, 'POST', '/auth/logout', { token: ada.token })).status).toBe(204);
+    expect((await call(one.url, 'GET', '/auth/me', { token: ada.token })).status).toBe(401);
+    await told;
+    adaSocket.disconnect();
+
+    // Failed logins count in Redis: three on one, then two refuses.
+    const three = await startAccountsServer({ env: { ...env, BERTH_LOGIN_ATTEMPTS: '3' } });
+    const four = await startAccountsServer({ env: { ...env, BERTH_LOGIN_ATTEMPTS: '3' } });
+    const email = `carol-${Date.now()}@example.org`;
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await call(three.url, 'POST', '/auth/login', { json: { email, password: 'wrong one' } })).status,
+      ).toBe(401);
+    expect(
+      (await call(four.url, 'POST', '/auth/login', { json: { email, password: 'wrong one' } })).status,
+    ).toBe(429);
+  });
+});
