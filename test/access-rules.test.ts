@@ -227,6 +227,145 @@ describe('rules in code', () => {
   });
 });
 
+describe('rules in code judge a change by the record it would make', () => {
+  // Each user writes only in their own team's documents (the team is their role).
+  const teamDocs = defineCollection({
+    name: 'teamdocs',
+    fields: { title: field.text(), team: field.text() },
+    access: {
+      list: (caller) => (caller ? [{ field: 'team', op: 'eq', value: caller.role ?? '' }] : false),
+      read: (caller, doc) => doc?.team === caller?.role,
+      create: (caller, doc) => doc?.team === caller?.role,
+      update: (caller, doc) => doc?.team === caller?.role,
+      delete: 'admin',
+    },
+  });
+  const app = createApp({
+    name: 'teams',
+    modules: [usersModule, accountsModule, defineModule({ name: 'teamdocs', collections: [teamDocs] })],
+  });
+
+  it('an update that would move a record out of the rule is a 403, and nothing changes', async () => {
+    const { request } = await instantiate(app);
+    const json = (body: unknown) => ({ method: 'POST', json: body });
+    await request('/auth/signup', json({ email: 'ada@example.org', password: 'a long password' }));
+    const login = await request(
+      '/auth/login',
+      json({ email: 'ada@example.org', password: 'a long password' }),
+    );
+    const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    expect(
+      (await request('/teamdocs', { method: 'POST', headers: auth, json: { title: 'x', team: 'admin' } }))
+        .status,
+    ).toBe(403);
+    const created = await request('/teamdocs', {
+      method: 'POST',
+      headers: auth,
+      json: { title: 'plan', team: 'member' },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const moved = await request(`/teamdocs/${id}`, {
+      method: 'PATCH',
+      headers: auth,
+      json: { team: 'admin' },
+    });
+    expect(moved.status).toBe(403);
+    expect(((await moved.json()) as { detail: string }).detail).toBe(
+      'this caller may not make this change to the teamdocs record: its update rule refuses the record as it would be',
+    );
+    const kept = await request(`/teamdocs/${id}`, { headers: auth });
+    expect(await kept.json()).toMatchObject({ title: 'plan', team: 'member' });
+    // A change that stays inside the rule goes through.
+    const renamed = await request(`/teamdocs/${id}`, {
+      method: 'PATCH',
+      headers: auth,
+      json: { title: 'plan 2' },
+    });
+    expect(renamed.status).toBe(200);
+  });
+});
+
+describe('private fields: only the record’s owner and the admin token see them', () => {
+  // Profiles every user may read; each one's phone number is its owner's alone.
+  const profiles = defineCollection({
+    name: 'profiles',
+    fields: {
+      nickname: field.text({ searchable: true }),
+      phone: field.text({ searchable: true, private: true }),
+      owner: field.reference('users', { readOnly: true }),
+    },
+    access: { list: 'user', read: 'user', create: 'owner', update: 'owner', delete: 'owner' },
+  });
+  const app = createApp({
+    name: 'profiles',
+    modules: [usersModule, accountsModule, defineModule({ name: 'profiles', collections: [profiles] })],
+  });
+
+  it('others see the record without them, cannot filter, sort or search by them; the owner and the admin see all', async () => {
+    const { request } = await instantiate(app);
+    const signIn = async (email: string) => {
+      await request('/auth/signup', { method: 'POST', json: { email, password: 'a long password' } });
+      const login = await request('/auth/login', {
+        method: 'POST',
+        json: { email, password: 'a long password' },
+      });
+      return { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    };
+    const ada = await signIn('ada@example.org');
+    const bob = await signIn('bob@example.org');
+    const created = await request('/profiles', {
+      method: 'POST',
+      headers: ada,
+      json: { nickname: 'ada', phone: '+44 555 0100' },
+    });
+    expect(await created.clone().json()).toMatchObject({ phone: '+44 555 0100' });
+    const { id } = (await created.json()) as { id: string };
+    const read = async (path: string, headers?: Record<string, string>) => {
+      const response = await request(path, headers ? { headers } : { admin: true });
+      return {
+        status: response.status,
+        body: (await response.json()) as Record<string, unknown> & Page<Record<string, unknown>>,
+      };
+    };
+    expect((await read(`/profiles/${id}`, bob)).body).not.toHaveProperty('phone');
+    expect((await read(`/profiles/${id}`, bob)).body).toMatchObject({ nickname: 'ada' });
+    expect((await read('/profiles', bob)).body.items[0]).not.toHaveProperty('phone');
+    expect((await read(`/profiles/${id}`, ada)).body).toMatchObject({ phone: '+44 555 0100' });
+    expect((await read(`/profiles/${id}`)).body).toMatchObject({ phone: '+44 555 0100' });
+    // Looking by it would tell what it holds.
+    for (const query of ['phone=%2B44%20555%200100', 'phone[contains]=555', 'sort=phone']) {
+      const refused = await read(`/profiles?${query}`, bob);
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toBe(
+        'only the admin token filters or sorts profiles by phone: each record’s owner alone sees it',
+      );
+    }
+    expect((await read('/profiles?q=0100', bob)).body.total).toBe(0);
+    expect((await read('/profiles?q=ada', bob)).body.total).toBe(1);
+    expect((await read('/profiles?q=0100')).body.total).toBe(1);
+    expect((await read('/profiles?phone[contains]=555')).body.total).toBe(1);
+    // /docs says the field may be absent.
+    const docs = (await (await request('/docs')).json()) as {
+      paths: Record<
+        string,
+        {
+          get: {
+            responses: Record<
+              string,
+              { content: Record<string, { schema: { properties: object; required: string[] } }> }
+            >;
+          };
+        }
+      >;
+    };
+    const schema = docs.paths['/profiles/{id}']!.get.responses['200']!.content['application/json']!.schema;
+    expect(schema.properties).toHaveProperty('phone');
+    expect(schema.required).toContain('nickname');
+    expect(schema.required).not.toContain('phone');
+  });
+});
+
 describe('rate limits', () => {
   it('failed logins: 429 with Retry-After and a problem that says when, per address and per account; over after the window', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');

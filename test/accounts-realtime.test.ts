@@ -1,6 +1,10 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, inject, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineCollection, defineModule, field } from '../src/index.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
+import { tempDir } from './helpers/processes.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 
 const redisUrl = inject('redisUrl');
@@ -94,7 +98,8 @@ describe('realtime follows the read rules', () => {
     expect((await call(url, 'POST', '/auth/logout', { token: ada.token })).status).toBe(204);
     expect(await told).toEqual({
       code: 401,
-      reason: 'the session was revoked: disconnected; log in again, then connect with the new token',
+      reason:
+        'the token is no longer valid (revoked, expired or replaced): disconnected; log in again, then connect with the new token',
     });
     await settle();
     expect(adaSocket.connected).toBe(false);
@@ -107,6 +112,100 @@ describe('realtime follows the read rules', () => {
     await settle();
     expect(seen).toEqual(['notes:created before']);
     again.disconnect();
+  });
+});
+
+describe('realtime checks a subscriber again when who it is changes', () => {
+  // Anyone reads published posts; users with the admin role read drafts too.
+  const posts = defineCollection({
+    name: 'posts',
+    fields: {
+      title: field.text(),
+      published: field.boolean({ default: false }),
+      owner: field.reference('users', { readOnly: true }),
+    },
+    access: {
+      list: 'user',
+      read: (caller, post) => post?.published === true || caller?.role === 'admin',
+      create: 'user',
+      update: 'owner',
+      delete: 'admin',
+    },
+  });
+  // Profiles every user reads; each phone number is its owner's alone.
+  const profiles = defineCollection({
+    name: 'profiles',
+    fields: {
+      nickname: field.text(),
+      phone: field.text({ private: true }),
+      owner: field.reference('users', { readOnly: true }),
+    },
+    access: { list: 'user', read: 'user', create: 'owner', update: 'owner', delete: 'owner' },
+  });
+  const modules = [defineModule({ name: 'extras', collections: [posts, profiles] })];
+
+  it('a user whose role is taken away stops receiving the drafts they may no longer read', async () => {
+    const { url } = await startAccountsServer({ modules });
+    const ada = await signUp(url, 'ada@example.org');
+    const carol = await signUp(url, 'carol@example.org');
+    await call(url, 'PATCH', `/users/${carol.id}`, { token: adminToken, json: { role: 'admin' } });
+    const socket = await socketIo(url, carol.token);
+    const seen: string[] = [];
+    socket.on('posts:created', (post: { title: string }) => seen.push(post.title));
+    expect(await socket.emitWithAck('subscribe', 'posts')).toMatchObject({ ok: true });
+    await call(url, 'POST', '/posts', { token: ada.token, json: { title: 'draft 1' } });
+    await settle();
+    expect(seen).toEqual(['draft 1']);
+    await call(url, 'PATCH', `/users/${carol.id}`, { token: adminToken, json: { role: 'member' } });
+    await call(url, 'POST', '/posts', { token: ada.token, json: { title: 'draft 2' } });
+    await call(url, 'POST', '/posts', { token: ada.token, json: { title: 'out', published: true } });
+    await settle();
+    expect(seen).toEqual(['draft 1', 'out']);
+    expect(socket.connected).toBe(true);
+    socket.disconnect();
+  });
+
+  it('a private field reaches only its owner and the admin', async () => {
+    const { url } = await startAccountsServer({ modules });
+    const ada = await signUp(url, 'ada@example.org');
+    const bob = await signUp(url, 'bob@example.org');
+    const sockets = {
+      ada: await socketIo(url, ada.token),
+      bob: await socketIo(url, bob.token),
+      admin: await socketIo(url, adminToken),
+    };
+    const seen: Record<string, unknown[]> = { ada: [], bob: [], admin: [] };
+    for (const [who, socket] of Object.entries(sockets)) {
+      socket.on('profiles:created', (profile: unknown) => seen[who]!.push(profile));
+      expect(await socket.emitWithAck('subscribe', 'profiles')).toMatchObject({ ok: true });
+    }
+    await call(url, 'POST', '/profiles', { token: ada.token, json: { nickname: 'ada', phone: '555 0100' } });
+    await settle();
+    expect(seen.ada).toEqual([expect.objectContaining({ nickname: 'ada', phone: '555 0100' })]);
+    expect(seen.admin).toEqual([expect.objectContaining({ phone: '555 0100' })]);
+    expect(seen.bob).toEqual([expect.objectContaining({ nickname: 'ada' })]);
+    expect(seen.bob![0]).not.toHaveProperty('phone');
+    for (const socket of Object.values(sockets)) socket.disconnect();
+  });
+
+  it('an admin token replaced on reload disconnects the sockets that came with the old one', async () => {
+    const cwd = tempDir('berth-rotate-');
+    writeFileSync(join(cwd, '.env'), `BERTH_ADMIN_TOKEN=${adminToken}\n`);
+    const server = await startAccountsServer({
+      cwd,
+      env: { BERTH_ADMIN_TOKEN: undefined as unknown as string },
+    });
+    const socket = await socketIo(server.url, adminToken);
+    const seen = collect(socket);
+    expect(await socket.emitWithAck('subscribe', 'users')).toMatchObject({ ok: true });
+    const told = new Promise<{ code: number; reason: string }>((done) => socket.once('berth:error', done));
+    writeFileSync(join(cwd, '.env'), `BERTH_ADMIN_TOKEN=${adminToken}-replaced\n`);
+    expect((await server.reload())?.ok).toBe(true);
+    expect(await told).toMatchObject({ code: 401 });
+    await signUp(server.url, 'dave@example.org');
+    await settle();
+    expect(socket.connected).toBe(false);
+    expect(seen).toEqual([]);
   });
 });
 

@@ -80,12 +80,16 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
     expect((await call<{ total: number }>(url, 'GET', '/tasks', { token: other })).body.total).toBe(0);
     expect((await call<{ total: number }>(url, 'GET', '/tasks', { token: valid })).body.total).toBe(1);
     // A collection whose owner is a users record cannot take a caller who is none, and says why.
-    const notUser = await call<{ errors: Array<{ path: string; message: string }> }>(url, 'POST', '/notes', {
+    const notUser = await call<{ detail: string; hint: string }>(url, 'POST', '/notes', {
       token: valid,
       json: { title: 'x' },
     });
-    expect(notUser.status).toBe(422);
-    expect(notUser.body.errors[0]!.path).toBe('body.owner');
+    expect(notUser.status).toBe(403);
+    expect(notUser.body.detail).toBe(
+      'this caller may not create notes: only users own them, and this caller (via jwt) is not one of them',
+    );
+    expect(notUser.body.hint).toContain('owner: field.text({ readOnly: true })');
+
     expect(
       (await call(url, 'POST', '/books', { token: valid, json: { title: 'x', author: 'y' } })).status,
     ).toBe(403);
@@ -114,6 +118,13 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
       'ada@example.org',
     );
     expect((await call(url, 'GET', '/users', { token: adminToken })).status).toBe(200);
+    // A JWT whose subject equals a user's id owns nothing of theirs: ids of different authenticators never meet.
+    const posing = await sign(good, { sub: ada.id });
+    expect((await call(url, 'GET', `/users/${ada.id}`, { token: posing })).status).toBe(403);
+    expect(
+      (await call(url, 'PATCH', `/users/${ada.id}`, { token: posing, json: { name: 'x' } })).status,
+    ).toBe(403);
+    expect((await call(url, 'GET', '/auth/me', { token: posing })).body).not.toHaveProperty('email');
     // A JWT is no session to log out.
     expect((await call<{ code: string }>(url, 'POST', '/auth/logout', { token: valid })).body.code).toBe(
       'ACCOUNTS_NOT_A_SESSION',

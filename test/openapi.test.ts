@@ -207,13 +207,23 @@ describe('GET /docs', () => {
     expect(answers('/auth/me', 'get')).toContain('401');
     expect(op('/auth/sessions', 'delete').security).toEqual([{ adminToken: [] }]);
     expect(answers('/auth/sessions', 'delete')).toEqual(expect.arrayContaining(['401', '403', '404']));
-    // Every operation says who may call it.
+    // Every operation says who may call it: anyone, or a token (the admin's always among them), and
+    // one that needs a token lists the 401 of a missing one and the 403 of a token that may not.
     for (const [path, operations] of Object.entries(document.paths))
-      for (const [method, operation] of Object.entries(operations))
-        expect({ path, method, security: Array.isArray(operation.security) }).toEqual({
+      for (const [method, operation] of Object.entries(operations)) {
+        const { security, responses } = operation as { security: object[]; responses: object };
+        const secured = security.length > 0;
+        expect({
           path,
           method,
-          security: true,
+          security,
+          refusals: Object.keys(responses).filter((code) => /^40[13]$/.test(code)),
+        }).toEqual({
+          path,
+          method,
+          security: secured ? expect.arrayContaining([{ adminToken: [] }]) : [],
+          refusals: secured ? ['401', '403'] : expect.any(Array),
         });
+      }
   });
 });

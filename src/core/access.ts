@@ -19,11 +19,35 @@ export type AccessRule = (
   record: Record<string, unknown> | undefined,
 ) => boolean | Condition[];
 
+/**
+ * Whose a record is: the field that names its owner, and the collection
+ * the owner is a record of when the field points into one (`users`). Only
+ * callers who are records of that collection (`caller.collection`) can own
+ * such records, so a JWT whose subject happens to equal a user's id owns
+ * nothing of theirs.
+ */
+export interface Ownership {
+  field: string;
+  collection?: string;
+}
+
 /** What a rule says of a caller and a record: allowed, or why not. */
 export type Verdict =
-  | { allowed: true; where?: Condition[] }
+  /** `own`: the conditions keep the caller to their own records. */
+  | { allowed: true; where?: Condition[]; own?: boolean }
   /** 401: a credential would help; 403: never for this caller; 404: not this record (hide that it exists). */
-  | { allowed: false; status: 401 | 403 | 404 };
+  | { allowed: false; status: 401 | 403 | 404; reason?: string };
+
+/** Whether a caller can own records under this ownership at all (it is a record of the owners' collection). */
+export const canOwn = (caller: Caller, ownership: Ownership): boolean =>
+  ownership.collection === undefined || caller.collection === ownership.collection;
+
+/** Whether the caller owns the record (the admin token owns none: it needs no owning). */
+export const owns = (
+  caller: Caller | undefined,
+  record: Record<string, unknown>,
+  ownership: Ownership,
+): boolean => caller !== undefined && canOwn(caller, ownership) && record[ownership.field] === caller.id;
 
 /**
  * Applies an access rule. `record` is the record at stake (read, update,
@@ -35,7 +59,7 @@ export function judge(
   access: Access,
   caller: Caller | undefined,
   record: Record<string, unknown> | undefined,
-  ownerField: string,
+  ownership: Ownership,
   listing = false,
 ): Verdict {
   if (caller?.admin) return { allowed: true };
@@ -50,8 +74,17 @@ export function judge(
   }
   if (!caller) return { allowed: false, status: 401 };
   if (access === 'user') return { allowed: true };
-  if (listing) return { allowed: true, where: [{ field: ownerField, op: 'eq', value: caller.id }] };
-  return record === undefined || record[ownerField] === caller.id
+  if (!canOwn(caller, ownership)) {
+    return {
+      allowed: false,
+      status: 403,
+      reason: `only ${ownership.collection} own these records, and this caller (via ${caller.via}) is not one of them`,
+    };
+  }
+  if (listing) {
+    return { allowed: true, own: true, where: [{ field: ownership.field, op: 'eq', value: caller.id }] };
+  }
+  return record === undefined || owns(caller, record, ownership)
     ? { allowed: true }
     : { allowed: false, status: 404 };
 }

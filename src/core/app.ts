@@ -5,6 +5,7 @@ import { addressBucket, tooManyRequests } from './rate-limit.js';
 import { allowedMethodsLookup } from './allowed-methods.js';
 import { readJsonBody } from './body.js';
 import type { ChannelDefinition } from './channel.js';
+import type { Ownership } from './access.js';
 import type { Access, CollectionDefinition } from './collection.js';
 import { createDataStore } from './data-store.js';
 import { BerthError, problemFor, problemResponse } from './errors.js';
@@ -56,11 +57,13 @@ export interface AppOptions {
   realtime?: false | { path?: string };
 }
 
-/** A collection as a realtime topic: its list and read rules, and its owner field. */
+/** A collection as a realtime topic: its list and read rules, whose its records are, and how a subscriber sees one. */
 export interface Topic {
   list: Access;
   read: Access;
-  owner: string;
+  ownership: Ownership;
+  /** The record as this caller may see it (private fields only for its owner and the admin). */
+  presentTo(record: Record<string, unknown>, caller: Caller | undefined): Record<string, unknown>;
 }
 
 /** A route as registered, with the module it came from. */
@@ -217,7 +220,8 @@ export function createApp(options: AppOptions): App {
         // A collection its resource does not list or read sends its events to admins only.
         list: collection.operations.includes('list') ? collection.access.list : 'admin',
         read: collection.operations.includes('read') ? collection.access.read : 'admin',
-        owner: collection.owner,
+        ownership: collection.ownership,
+        presentTo: collection.presentTo as Topic['presentTo'],
       },
     ]),
   );

@@ -1,3 +1,4 @@
+import type { ChangeEvent } from './events.js';
 import type { AppServices } from './route.js';
 
 /**
@@ -17,6 +18,13 @@ export interface Caller {
   admin: boolean;
   /** Which authenticator recognised it: `admin-token`, `accounts`, `jwt`, … */
   via: string;
+  /**
+   * The collection whose record the caller is, when it is one (Berth's
+   * accounts: `users`). Records whose owner field points into that
+   * collection can be this caller's; a caller without it (a JWT's subject)
+   * owns records only through owner fields that are plain text.
+   */
+  collection?: string;
   role?: string;
   email?: string;
   /** What the credential said (a JWT's claims). */
@@ -39,6 +47,13 @@ export const adminCaller: Caller = Object.freeze({ id: 'admin', admin: true, via
 export interface Authenticator {
   name: string;
   authenticate(credential: TokenCredential, services: AppServices): Promise<Caller | null | undefined>;
+  /**
+   * Whether a change event may change who one of this authenticator's
+   * callers is (their user record, their session). Realtime checks such a
+   * subscriber's token again at once, so a revoked session or a changed
+   * role stops the events it may no longer see.
+   */
+  affectedBy?(event: ChangeEvent, caller: Caller): boolean;
 }
 
 /** What a request presents: its bearer token, and where it comes from. */

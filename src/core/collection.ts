@@ -5,7 +5,8 @@ import type { FieldDefinition, FieldValue } from './fields.js';
 export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
 export const operations: readonly Operation[] = ['list', 'read', 'create', 'update', 'delete'];
 
-import type { Access } from './access.js';
+import { owns, type Access, type Ownership } from './access.js';
+import type { Caller } from './caller.js';
 export type { Access } from './access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- fields of every value type
@@ -70,6 +71,10 @@ export interface CollectionDefinition<F extends Fields = Fields> {
   readonly owner: string;
   /** Whether an operation's rule is `owner`: then the owner field is the caller's, set by the server. */
   readonly ownerRuled: boolean;
+  /** The owner field and the collection owners are records of (`users` for a reference into it). */
+  readonly ownership: Ownership;
+  /** Fields only a record's owner and the admin token see (`private`). */
+  readonly privateFields: readonly string[];
   readonly path: string;
   readonly sort: string;
   readonly aliases: Readonly<Record<string, string>>;
@@ -89,8 +94,10 @@ export interface CollectionDefinition<F extends Fields = Fields> {
     readonly write: z.ZodType<CreateInput<F>>;
     readonly patch: z.ZodType<UpdateInput<F>>;
   };
-  /** The record as answers and change events show it: without hidden fields. */
+  /** The record as the server's own answers and change events hold it: without hidden fields. */
   present(record: RecordOf<F>): RecordOf<F>;
+  /** The record as a caller may see it: without private fields unless it is theirs (or the caller is the admin). */
+  presentTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
 }
 
 const collectionName = /^[a-z][a-z0-9_]{0,62}$/;
@@ -111,10 +118,11 @@ function schemasOf<F extends Fields>(
     ...Object.fromEntries(
       entries
         .filter(([, definition]) => !definition.hidden)
-        .map(([name, definition]) => [
-          name,
-          definition.required ? definition.schema : definition.schema.nullable(),
-        ]),
+        .map(([name, definition]) => {
+          const value = definition.required ? definition.schema : definition.schema.nullable();
+          // Absent for callers other than the record's owner and the admin token.
+          return [name, definition.private ? value.optional() : value];
+        }),
     ),
     createdAt: z.string().describe('When it was created (ISO 8601, UTC)'),
     updatedAt: z.string().describe('When it last changed (ISO 8601, UTC)'),
@@ -146,11 +154,22 @@ function schemasOf<F extends Fields>(
           .describe('Set to the caller; only the admin token may name another owner'),
       ]),
   );
+  /** `name, email (role, disabled: admin token only)`: what a change may hold, and who may send what. */
+  const changeable = (list: typeof entries): string => {
+    const everyone = list.filter(([, definition]) => !definition.adminOnly).map(([name]) => name);
+    const admins = [
+      ...list.filter(([, definition]) => definition.adminOnly).map(([name]) => name),
+      ...adminSet,
+    ];
+    return [everyone.join(', '), admins.length ? `(${admins.join(', ')}: admin token only)` : '']
+      .filter(Boolean)
+      .join(' ');
+  };
   const create = creation(clientFields).extend(adminFields);
   const update = change(clientFields)
     .extend(adminFields)
     .refine((patch) => Object.keys(patch).length > 0, {
-      message: `send at least one of ${clientFields.map(([name]) => name).join(', ')}`,
+      message: `send at least one of ${changeable(clientFields)}`,
     });
   return {
     record,
@@ -218,9 +237,28 @@ export function defineCollection<const F extends Fields>(
     throw new Error(`collection "${name}" sorts by "${sortField}", which is not one of its fields`);
   }
   let schemas: CollectionDefinition<F>['schemas'] | undefined;
-  const hidden = Object.entries(fields)
-    .filter(([, definition]) => definition.hidden)
-    .map(([field]) => field);
+  const fieldsWhere = (test: (definition: F[keyof F]) => boolean): string[] =>
+    Object.entries(fields)
+      .filter(([, definition]) => test(definition as F[keyof F]))
+      .map(([field]) => field);
+  const hidden = fieldsWhere((definition) => definition.hidden);
+  const privateFields = fieldsWhere((definition) => definition.private && !definition.hidden);
+  const ownerDefinition = fields[owner];
+  const ownership: Ownership = {
+    field: owner,
+    ...(owner === 'id'
+      ? { collection: name }
+      : ownerDefinition?.kind === 'reference'
+        ? { collection: ownerDefinition.references! }
+        : {}),
+  };
+  const without = (record: Record<string, unknown>, names: readonly string[]) => {
+    const shown = { ...record };
+    for (const field of names) delete shown[field];
+    return shown;
+  };
+  const present = (record: RecordOf<F>): RecordOf<F> =>
+    hidden.length === 0 ? record : (without(record, hidden) as RecordOf<F>);
   return {
     name,
     fields,
@@ -229,6 +267,8 @@ export function defineCollection<const F extends Fields>(
     access,
     owner,
     ownerRuled,
+    ownership,
+    privateFields,
     path: options.path ?? `/${name}`,
     sort,
     aliases: options.aliases ?? {},
@@ -241,13 +281,13 @@ export function defineCollection<const F extends Fields>(
       // The owner of an owner-ruled collection is the caller; only the admin token names another.
       return (schemas ??= schemasOf(fields, new Set(ownerRuled ? [owner] : [])));
     },
-    present:
-      hidden.length === 0
-        ? (record) => record
-        : (record) => {
-            const shown = { ...record };
-            for (const field of hidden) delete (shown as Record<string, unknown>)[field];
-            return shown;
-          },
+    present,
+    presentTo:
+      privateFields.length === 0
+        ? present
+        : (record, caller) =>
+            caller?.admin || owns(caller, record, ownership)
+              ? present(record)
+              : (without(present(record), privateFields) as RecordOf<F>),
   };
 }

@@ -34,6 +34,12 @@ export interface FieldDefinition<
   readOnly: boolean;
   /** Only the admin token may set it (a user's role, a flag only admins raise). */
   adminOnly: boolean;
+  /**
+   * Seen only by the record's owner and the admin token (a user's email):
+   * left out of everyone else's answers and change events, and only they
+   * filter, sort or search by it.
+   */
+  private: boolean;
   description?: string;
   /** enum: the allowed values. */
   values?: readonly string[];
@@ -55,6 +61,7 @@ interface CommonOptions<T> {
   hidden?: boolean;
   readOnly?: boolean;
   adminOnly?: boolean;
+  private?: boolean;
 }
 
 type RequiredOf<O> = O extends { required: false } ? false : true;
@@ -77,6 +84,7 @@ function build<T, O extends CommonOptions<T>>(
     hidden: options.hidden === true,
     readOnly: options.readOnly === true,
     adminOnly: options.adminOnly === true,
+    private: options.private === true,
     ...(options.description ? { description: options.description } : {}),
     schema: described,
     ...extra,

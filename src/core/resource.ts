@@ -10,7 +10,7 @@ import {
   type ParsedListQuery,
 } from './list-query.js';
 import { toJsonSchema } from './json-schema.js';
-import { judge, type Access, type Verdict } from './access.js';
+import { canOwn, judge, type Access, type Verdict } from './access.js';
 import type { Caller } from './caller.js';
 import {
   defineRoute,
@@ -163,7 +163,7 @@ export function resourceRoutes(
     parse: (search) => parseListQuery(collection, search),
     parameters: () => listParameters(collection),
   };
-  const { access, owner, ownerRuled } = collection;
+  const { access, owner, ownerRuled, ownership } = collection;
   // An owner-ruled collection's owner is the caller's: only the admin token names another.
   const ownerField = ownerRuled && owner in collection.fields ? collection.fields[owner] : undefined;
   const adminOnly = Object.entries(collection.fields)
@@ -177,7 +177,10 @@ export function resourceRoutes(
       ? notFound(id)
       : verdict.status === 401
         ? new BerthError('BERTH_UNAUTHORIZED', `${what} needs a signed-in caller`)
-        : new BerthError('BERTH_FORBIDDEN', `this caller may not ${what}`);
+        : new BerthError(
+            'BERTH_FORBIDDEN',
+            `this caller may not ${what}${verdict.reason ? `: ${verdict.reason}` : ''}`,
+          );
   /** A write to a record the caller may see but not change is a 403; one it may not even see, a 404. */
   const refuseWrite = (
     verdict: Exclude<Verdict, { allowed: true }>,
@@ -186,13 +189,28 @@ export function resourceRoutes(
     caller: Caller | undefined,
     previous: Row,
   ) =>
-    verdict.status === 404 && judge(access.read, caller, previous, owner).allowed
+    verdict.status === 404 && judge(access.read, caller, previous, ownership).allowed
       ? new BerthError('BERTH_FORBIDDEN', `this caller may not ${what}`)
       : refuse(verdict, what, id);
   const checkAdminOnly = (body: Record<string, unknown>, caller: Caller | undefined): void => {
     const given = adminOnly.filter((field) => field in body);
     if (given.length && !caller?.admin) {
       throw new BerthError('BERTH_FORBIDDEN', `only the admin token may set ${given.join(', ')} of ${name}`);
+    }
+  };
+  const publicSearchable = collection.searchable.filter((field) => !collection.privateFields.includes(field));
+  /** Filtering or sorting by a private field tells what it holds: the owner's and the admin's alone. */
+  const refusePrivateLookups = (query: ParsedListQuery['query']): void => {
+    const used = new Set([
+      ...(query.where ?? []).map((condition) => condition.field),
+      ...(query.orderBy ?? []).map((key) => key.field),
+    ]);
+    const named = collection.privateFields.filter((field) => used.has(field));
+    if (named.length) {
+      throw new BerthError(
+        'BERTH_FORBIDDEN',
+        `only the admin token filters or sorts ${name} by ${named.join(', ')}: each record’s owner alone sees it`,
+      );
     }
   };
   const read = async (services: AppServices, id: string): Promise<Row> => {
@@ -214,12 +232,19 @@ export function resourceRoutes(
         response: page,
         async handler(context) {
           const { query: parsed, request, services, caller } = context as unknown as Context;
-          const verdict = judge(access.list, caller, undefined, owner, true);
+          const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
+          // Private fields: only the admin token, or a caller listing their own records, looks by them.
+          const sees = caller?.admin || verdict.own === true;
+          if (!sees) refusePrivateLookups(parsed.query);
           // What a rule keeps the caller to goes into the query: totals and pages stay right.
-          const query = verdict.where
-            ? { ...parsed.query, where: [...(parsed.query.where ?? []), ...verdict.where] }
-            : parsed.query;
+          const query = {
+            ...parsed.query,
+            ...(verdict.where ? { where: [...(parsed.query.where ?? []), ...verdict.where] } : {}),
+            ...(!sees && parsed.query.search && collection.privateFields.length
+              ? { searchIn: publicSearchable }
+              : {}),
+          };
           const keyset = parsed.cursor !== undefined;
           const { items, total } = await services.storage
             .repository(collection)
@@ -227,7 +252,7 @@ export function resourceRoutes(
           const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
           const shown = keyset ? items.slice(0, parsed.limit) : items;
           return {
-            items: shown.map((item) => collection.present(item)),
+            items: shown.map((item) => collection.presentTo(item, caller)),
             total,
             limit: parsed.limit,
             offset: keyset ? null : parsed.offset,
@@ -246,9 +271,9 @@ export function resourceRoutes(
         response: record,
         async handler({ params, services, caller }) {
           const found = await read(services, params.id);
-          const verdict = judge(access.read, caller, found, owner);
+          const verdict = judge(access.read, caller, found, ownership);
           if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
-          return collection.present(found as never);
+          return collection.presentTo(found as never, caller);
         },
       }),
     create: () =>
@@ -264,7 +289,18 @@ export function resourceRoutes(
         async handler({ body, services, caller }) {
           const values = { ...(body as Record<string, unknown>) };
           checkAdminOnly(values, caller);
-          if (ownerField && caller && !caller.admin) values[owner] = caller.id;
+          if (ownerField && caller && !caller.admin) {
+            if (!canOwn(caller, ownership)) {
+              throw new BerthError(
+                'BERTH_FORBIDDEN',
+                `this caller may not create ${name}: only ${ownership.collection} own them, and this caller (via ${caller.via}) is not one of them`,
+                {
+                  hint: `Records owned by callers of another authenticator need an owner field of plain text: ${owner}: field.text({ readOnly: true }).`,
+                },
+              );
+            }
+            values[owner] = caller.id;
+          }
           if (ownerField?.required && caller?.admin && values[owner] == null) {
             throw new BerthError('BERTH_VALIDATION_FAILED', `say whose ${name} record this is`, {
               errors: [
@@ -275,10 +311,11 @@ export function resourceRoutes(
               ],
             });
           }
-          const verdict = judge(access.create, caller, values, owner);
+          const verdict = judge(access.create, caller, values, ownership);
           if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
-          return collection.present(
+          return collection.presentTo(
             await asBody(services.storage.repository(collection).create(values as never)),
+            caller,
           );
         },
       }),
@@ -296,15 +333,26 @@ export function resourceRoutes(
           checkAdminOnly(body as Record<string, unknown>, caller);
           if (access.update !== 'public' && !caller?.admin) {
             const previous = await read(services, params.id);
-            const verdict = judge(access.update, caller, previous, owner);
+            const verdict = judge(access.update, caller, previous, ownership);
             if (!verdict.allowed)
               throw refuseWrite(verdict, `change this ${name} record`, params.id, caller, previous);
+            // A rule in code judges the record as it would be too: no change moves it out of the caller's reach.
+            if (
+              typeof access.update === 'function' &&
+              !judge(access.update, caller, { ...previous, ...(body as Record<string, unknown>) }, ownership)
+                .allowed
+            ) {
+              throw new BerthError(
+                'BERTH_FORBIDDEN',
+                `this caller may not make this change to the ${name} record: its update rule refuses the record as it would be`,
+              );
+            }
           }
           const updated = await asBody(
             services.storage.repository(collection).update(params.id, body as never),
           );
           if (!updated) throw notFound(params.id);
-          return collection.present(updated);
+          return collection.presentTo(updated, caller);
         },
       }),
     delete: () =>
@@ -320,7 +368,7 @@ export function resourceRoutes(
         async handler({ params, services, caller }) {
           if (access.delete !== 'public' && !caller?.admin) {
             const previous = await read(services, params.id);
-            const verdict = judge(access.delete, caller, previous, owner);
+            const verdict = judge(access.delete, caller, previous, ownership);
             if (!verdict.allowed)
               throw refuseWrite(verdict, `delete this ${name} record`, params.id, caller, previous);
           }

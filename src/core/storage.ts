@@ -13,6 +13,8 @@ export interface ListQuery {
   where?: Condition[];
   /** Case-insensitive free text, looked for in the collection's searchable fields. */
   search?: string;
+  /** Where `search` looks, when not in every searchable field (a caller who may not see them all). */
+  searchIn?: readonly string[];
   /** The order; the id is always the last key, so the order is total. */
   orderBy?: Array<{ field: string; direction: 'asc' | 'desc' }>;
   limit: number;

@@ -188,6 +188,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     record: (outcome) => {
       lastReload = outcome;
       recordState();
+      // The admin token or an authenticator's settings may have changed: subscribers are checked again.
+      if (outcome.ok) realtime?.recheckCallers();
     },
   });
 

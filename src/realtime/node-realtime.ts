@@ -45,6 +45,8 @@ export interface NodeRealtime {
   redis: (() => 'up' | 'down') | undefined;
   /** The socket.io server, for the cluster wiring. */
   io: SocketIoServer;
+  /** Credentials were reloaded (a new admin token): subscribers' tokens are checked again. */
+  recheckCallers(): void;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function createNodeRealtime(
     channels: app.channels,
     topics: app.topics,
     authenticate: context.authenticate,
+    authenticators: app.authenticators,
     ...limits,
     events: context.events,
     monitor,
@@ -117,6 +120,7 @@ export function createNodeRealtime(
   return {
     monitor,
     io: socketIo.io,
+    recheckCallers: socketIo.recheckCallers,
     bridge: {
       transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };

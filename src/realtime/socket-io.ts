@@ -4,6 +4,7 @@ import { Server as Engine, type Socket as EngineSocket } from 'engine.io';
 import { Server as SocketIoServer, type ServerOptions, type Socket } from 'socket.io';
 import {
   judge,
+  type Authenticator,
   type Caller,
   type ChangeEvent,
   type ChannelDefinition,
@@ -14,6 +15,7 @@ import {
   type Topic,
 } from '../core/index.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
+import { closingEvent, createSubscriptions } from './subscriptions.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {
@@ -23,6 +25,8 @@ export interface SocketIoOptions {
   topics: ReadonlyMap<string, Topic>;
   /** Who a handshake's token is (the app's authenticators, as for HTTP). */
   authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
+  /** The app's authenticators: those that say which changes affect their callers. */
+  authenticators: readonly Authenticator[];
   events: EventBus;
   monitor: RealtimeMonitor;
   logger: Logger;
@@ -39,8 +43,6 @@ export interface SocketIoOptions {
   adapter?: ServerOptions['adapter'];
 }
 
-/** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
-export const closingEvent = 'berth:error';
 /** How instances pass each other their change events (socket.io's server-side emit, through the adapter). */
 const changeEvent = 'berth:change';
 
@@ -57,6 +59,16 @@ function handshakeToken(socket: Socket): string | undefined {
   if (typeof token === 'string') return token;
   return /^Bearer\s+(\S+)\s*$/i.exec(socket.handshake.headers.authorization ?? '')?.[1];
 }
+
+/** Who a socket's handshake token is, as the app's authenticators say now. */
+const callerOfWith =
+  (authenticate: SocketIoOptions['authenticate']) =>
+  (socket: Socket): Promise<Caller | null | undefined> => {
+    const token = handshakeToken(socket);
+    return token === undefined
+      ? Promise.resolve(undefined)
+      : authenticate({ token, address: socket.handshake.address });
+  };
 
 /** The size of one engine.io packet's data, roughly, for the send buffer limit. */
 const packetBytes = (packet: { data?: unknown }): number =>
@@ -124,6 +136,13 @@ export function createSocketIoServer(options: SocketIoOptions) {
     ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   io.bind(engine);
+  const callerOf = callerOfWith(options.authenticate);
+  const subscriptions = createSubscriptions({
+    topics: options.topics,
+    authenticators: options.authenticators,
+    callerOf,
+    logger,
+  });
 
   /** Tells the client why, then closes its connection. */
   const closeClient = (socket: Socket, code: number, reason: string): void => {
@@ -172,14 +191,6 @@ export function createSocketIoServer(options: SocketIoOptions) {
         if (typeof acknowledge === 'function') acknowledge(reply);
       });
     }
-    // Who the client is, from its handshake's token: asked again at each subscribe, so a revoked
-    // session, a disabled user or a new admin token is seen at once.
-    const callerOf = (): Promise<Caller | null | undefined> => {
-      const token = handshakeToken(socket);
-      return token === undefined
-        ? Promise.resolve(undefined)
-        : options.authenticate({ token, address: socket.handshake.address });
-    };
     socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {
       const answer = (value: object): void => {
         if (typeof acknowledge === 'function') acknowledge(value);
@@ -193,7 +204,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
       }
       let caller: Caller | null | undefined;
       try {
-        caller = await callerOf();
+        // Asked again at each subscribe: a revoked session, a disabled user or a new admin token is seen at once.
+        caller = await callerOf(socket);
       } catch (error) {
         // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
         options.logger.warn(
@@ -204,7 +216,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
       }
       // It may have left while its token was checked.
       if (!socket.connected) return;
-      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.owner, true);
+      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.ownership, true);
       if (!verdict.allowed) {
         const needs =
           rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
@@ -215,69 +227,29 @@ export function createSocketIoServer(options: SocketIoOptions) {
               ? `the token is not valid (expired or revoked): log in again, then connect with io(url, { auth: { token } })`
               : verdict.status === 401
                 ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: connect with io(url, { auth: { token } })`
-                : `this caller may not read ${String(topic)}`,
+                : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
         });
       }
-      subscribe(String(topic), socket, caller ?? undefined);
+      subscriptions.subscribe(socket, String(topic), caller ?? undefined);
       answer({ ok: true, topic });
     });
     socket.on('unsubscribe', (topic: unknown) => {
-      if (typeof topic === 'string') subscribers.get(topic)?.delete(socket);
+      if (typeof topic === 'string') subscriptions.unsubscribe(socket, topic);
     });
-    socket.on('disconnect', () => {
-      for (const each of subscribers.values()) each.delete(socket);
-    });
+    socket.on('disconnect', () => subscriptions.drop(socket));
   });
 
-  /** Each topic's local subscribers, with who they are. */
-  const subscribers = new Map<string, Map<Socket, Caller | undefined>>();
-  const subscribe = (topic: string, socket: Socket, caller: Caller | undefined): void => {
-    let each = subscribers.get(topic);
-    if (!each) subscribers.set(topic, (each = new Map()));
-    each.set(socket, caller);
-  };
-  /** Sends an event to this instance's subscribers that its record's read rule lets see it. */
-  const deliver = (event: ChangeEvent): void => {
-    if (event.topic === 'sessions' && event.action === 'deleted') revoke(event.record.id);
-    const each = subscribers.get(event.topic);
-    const rules = options.topics.get(event.topic);
-    if (!each || !rules) return;
-    const name = `${event.topic}:${event.action}`;
-    const now = new Date().toISOString();
-    for (const [socket, caller] of each) {
-      if (caller?.expiresAt && caller.expiresAt <= now) {
-        stopEvents(socket, 'the session expired');
-        continue;
-      }
-      if (judge(rules.read, caller, event.record as Record<string, unknown>, rules.owner).allowed)
-        socket.emit(name, event.record);
-    }
-  };
-  /** A revoked session's sockets get no more events: they are told why and disconnected. */
-  const revoke = (session: string): void => {
-    for (const each of subscribers.values()) {
-      for (const [socket, caller] of each)
-        if (caller?.session === session) stopEvents(socket, 'the session was revoked');
-    }
-  };
-  /** A session that ends ends its connections: told why, then disconnected (a new one must bring a valid token). */
-  const stopEvents = (socket: Socket, reason: string): void => {
-    for (const each of subscribers.values()) each.delete(socket);
-    socket.emit(closingEvent, {
-      code: 401,
-      reason: `${reason}: disconnected; log in again, then connect with the new token`,
-    });
-    socket.disconnect(true);
-  };
   // Events of this instance's writes go to its own subscribers, and to the other instances' (through the adapter).
   const unsubscribe = options.events.subscribe((event) => {
-    deliver(event);
+    subscriptions.deliver(event);
     if (options.adapter) io.serverSideEmit(changeEvent, event);
   });
-  io.on(changeEvent, (event: ChangeEvent) => deliver(event));
+  io.on(changeEvent, (event: ChangeEvent) => subscriptions.deliver(event));
 
   return {
     io,
+    /** Credentials were reloaded: every subscriber's token is checked again. */
+    recheckCallers: () => subscriptions.recheckAll(),
     handleRequest(incoming: IncomingMessage, outgoing: ServerResponse): void {
       engine.handleRequest(incoming, outgoing);
     },

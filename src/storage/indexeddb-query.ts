@@ -49,7 +49,7 @@ function matches(row: Row, condition: Condition): boolean {
  * Answers a list query over rows held in memory with the semantics of the
  * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
  * joined by AND, free text in the searchable fields (ignored when there are
- * none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
+ * none; matching nothing when `searchIn` names none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
  * LIMIT and OFFSET, and the total.
  */
 export function listRows(
@@ -66,13 +66,14 @@ export function listRows(
   for (const condition of where) check(condition.field);
   for (const order of query.orderBy ?? []) check(order.field);
 
-  const searchable = query.search ? collection.searchable : [];
+  const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const search = query.search?.toLowerCase() ?? '';
   const matching: Row[] = [];
   for (const row of rows) {
     if (!where.every((condition) => matches(row, condition))) continue;
     if (
-      searchable.length &&
+      query.search &&
+      (searchable.length || query.searchIn) &&
       !searchable.some((field) =>
         String(row[field] ?? '')
           .toLowerCase()

@@ -177,6 +177,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         id: user.id,
         admin: false,
         via: 'accounts',
+        collection: users.name,
         role: user.role,
         email: user.email,
         expiresAt: session.expiresAt,
@@ -184,6 +185,11 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       };
       return caller;
     },
+    // A change to the caller's user (role, disabled) or the end of their session: realtime checks again.
+    affectedBy: (event, caller) =>
+      event.action !== 'created' &&
+      ((event.topic === users.name && event.record.id === caller.id) ||
+        (event.topic === sessions.name && event.record.id === caller.session)),
   });
 
   /** Ends sessions of a user (all, or all but one): their tokens stop working on every instance. */
@@ -372,7 +378,11 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           'For a token of Berth’s accounts, the user’s record; for another authenticator’s caller (a JWT, the admin token), what it says of the caller.',
         response: z.looseObject({ id: z.string() }),
         async handler({ caller, services }) {
-          const user = await services.storage.repository(users).get(caller!.id);
+          // Only a caller who is a users record is shown one (a JWT's subject may equal some user's id).
+          const user =
+            caller!.collection === users.name
+              ? await services.storage.repository(users).get(caller!.id)
+              : undefined;
           if (user) return users.present(user);
           const { id, via, role, email } = caller!;
           return { id, via, ...(role ? { role } : {}), ...(email ? { email } : {}) };

@@ -1,4 +1,5 @@
 import {
+  describeAccess,
   defineModule,
   defineRoute,
   filterableFields,
@@ -47,6 +48,11 @@ const CollectionEntry = z.object({
       indexed: z.boolean(),
       searchable: z.boolean(),
       readOnly: z.boolean(),
+      adminSets: z
+        .boolean()
+        .describe(
+          'Set by the server for others, named by the admin token (an owner-ruled collection’s owner)',
+        ),
       default: z.unknown().optional(),
       values: z.array(z.string()).optional().describe('enum: the allowed values'),
       references: z.string().optional().describe('reference: the collection it points into'),
@@ -84,6 +90,7 @@ function describeCollection(collection: CollectionDefinition) {
         indexed: field.indexed,
         searchable: field.searchable,
         readOnly: field.readOnly,
+        adminSets: collection.ownerRuled && name === collection.owner,
         ...(field.default !== undefined ? { default: field.default } : {}),
         ...(field.values ? { values: [...field.values] } : {}),
         ...(field.references ? { references: field.references } : {}),
@@ -93,7 +100,7 @@ function describeCollection(collection: CollectionDefinition) {
       operation,
       method: paths[operation][0]!,
       path: `${collection.path}${paths[operation][1]}`,
-      access: collection.access[operation],
+      access: describeAccess(collection.access[operation]),
     })),
   };
 }

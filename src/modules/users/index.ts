@@ -19,7 +19,15 @@ export const users = defineCollection({
   description: 'People. Emails are unique (any case). A signed-in user sees only their own record.',
   fields: {
     name: field.text({ max: 200, searchable: true, indexed: true }),
-    email: field.text({ format: 'email', lowercase: true, max: 320, unique: true, searchable: true }),
+    email: field.text({
+      format: 'email',
+      lowercase: true,
+      max: 320,
+      unique: true,
+      searchable: true,
+      // Should an app open users to other users (author names), their emails stay theirs.
+      private: true,
+    }),
     role: field.enum(['member', 'admin'], { default: 'member', indexed: true, adminOnly: true }),
     disabled: field.boolean({
       default: false,

@@ -79,11 +79,15 @@ export function listClauses(
       parts.push(`${sql} ${operators[condition.op]} ${next(dialect.encode(kind, condition.value))}`);
     }
   }
-  if (query.search && collection.searchable.length) {
+  const searchIn = query.searchIn ?? collection.searchable;
+  if (query.search && searchIn.length) {
     const pattern = escapeLike(query.search);
     parts.push(
-      `(${collection.searchable.map((field) => `${quote(field)} ${dialect.ilike} ${next(pattern)} ESCAPE '\\'`).join(' OR ')})`,
+      `(${searchIn.map((field) => `${quote(field)} ${dialect.ilike} ${next(pattern)} ESCAPE '\\'`).join(' OR ')})`,
     );
+  } else if (query.search && query.searchIn) {
+    // Nothing the caller may see is searched: nothing matches.
+    parts.push('1 = 0');
   }
 
   const keys = (query.orderBy ?? []).filter(({ field }) => field !== 'id');

@@ -1,0 +1,209 @@
+import type { Socket } from 'socket.io';
+import {
+  judge,
+  type Authenticator,
+  type Caller,
+  type ChangeEvent,
+  type Logger,
+  type Topic,
+} from '../core/index.js';
+
+/** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
+export const closingEvent = 'berth:error';
+
+/** How long a subscriber's caller is trusted before its token is checked again (before its next event). */
+export const recheckAfterMs = 60_000;
+
+export interface SubscriptionOptions {
+  topics: ReadonlyMap<string, Topic>;
+  /** The app's authenticators: those that say which changes affect their callers. */
+  authenticators: readonly Authenticator[];
+  /** Who a socket's handshake token is now: undefined without a token, null when none accepts it. */
+  callerOf: (socket: Socket) => Promise<Caller | null | undefined>;
+  logger: Logger;
+  /** Defaults to `recheckAfterMs`. */
+  recheckAfterMs?: number;
+}
+
+/** A subscribed socket: who it is, when that was checked, its topics, and the work waiting on a check. */
+interface Standing {
+  caller: Caller | undefined;
+  checkedAt: number;
+  generation: number;
+  stale: boolean;
+  topics: Set<string>;
+  queue: Promise<void> | undefined;
+}
+
+/**
+ * The change events of the collections, to the sockets that subscribed and
+ * may read each record, as each may see it. A subscriber's caller is
+ * checked again (its token, through the authenticators) before it gets
+ * another event when an authenticator says a change affects it (its user
+ * changed, its session ended), when credentials were reloaded, and at
+ * least every `recheckAfterMs` — the bound on how late another instance's
+ * revocation is seen when no adapter carries events between them. A token
+ * no longer valid disconnects its socket, saying why; a caller who may no
+ * longer list a topic is unsubscribed from it.
+ */
+export function createSubscriptions(options: SubscriptionOptions) {
+  const { topics, logger } = options;
+  const recheckAfter = options.recheckAfterMs ?? recheckAfterMs;
+  const affecting = new Map(
+    options.authenticators.flatMap((each) =>
+      each.affectedBy ? [[each.name, each.affectedBy.bind(each)] as const] : [],
+    ),
+  );
+  const standings = new Map<Socket, Standing>();
+  const subscribers = new Map<string, Set<Socket>>();
+  let generation = 0;
+
+  const drop = (socket: Socket): void => {
+    const standing = standings.get(socket);
+    if (!standing) return;
+    for (const topic of standing.topics) subscribers.get(topic)?.delete(socket);
+    standings.delete(socket);
+  };
+
+  /** The token no longer stands: the client is told why and disconnected (a new connection brings a valid one). */
+  const stop = (socket: Socket, reason: string): void => {
+    drop(socket);
+    socket.emit(closingEvent, {
+      code: 401,
+      reason: `${reason}: disconnected; log in again, then connect with the new token`,
+    });
+    socket.disconnect(true);
+  };
+
+  const needsCheck = (standing: Standing, now: number): boolean =>
+    standing.caller !== undefined &&
+    (standing.stale ||
+      standing.generation !== generation ||
+      now - standing.checkedAt >= recheckAfter ||
+      (standing.caller.expiresAt !== undefined && standing.caller.expiresAt <= new Date(now).toISOString()));
+
+  /** Checks a subscriber's token again; false when its events must stop or wait. */
+  const recheck = async (socket: Socket, standing: Standing): Promise<boolean> => {
+    const checking = generation;
+    let caller: Caller | null | undefined;
+    try {
+      caller = await options.callerOf(socket);
+    } catch (error) {
+      // Cannot tell now (the database, an identity provider): hold this event back, try at the next.
+      logger.warn(
+        { socket: socket.id, err: error },
+        `realtime: a subscriber's token could not be checked again, its event is held back: ${(error as Error).message}`,
+      );
+      standing.stale = true;
+      return false;
+    }
+    if (standings.get(socket) !== standing) return false;
+    if (!caller) {
+      stop(
+        socket,
+        standing.caller?.expiresAt && standing.caller.expiresAt <= new Date().toISOString()
+          ? 'the session expired'
+          : 'the token is no longer valid (revoked, expired or replaced)',
+      );
+      return false;
+    }
+    Object.assign(standing, { caller, checkedAt: Date.now(), generation: checking, stale: false });
+    for (const topic of [...standing.topics]) {
+      const rules = topics.get(topic)!;
+      if (judge(rules.list, caller, undefined, rules.ownership, true).allowed) continue;
+      standing.topics.delete(topic);
+      subscribers.get(topic)?.delete(socket);
+      socket.emit(closingEvent, {
+        code: 403,
+        topic,
+        reason: `this caller may no longer read ${topic}: unsubscribed`,
+      });
+    }
+    if (standing.topics.size === 0) standings.delete(socket);
+    return standing.topics.size > 0;
+  };
+
+  /** Runs `work` after the socket's earlier work, checking its caller first when due; in order, per socket. */
+  const enqueue = (socket: Socket, standing: Standing, work?: () => void): void => {
+    const run = async (): Promise<void> => {
+      if (needsCheck(standing, Date.now()) && !(await recheck(socket, standing))) return;
+      if (standings.get(socket) === standing) work?.();
+    };
+    const next = (standing.queue ?? Promise.resolve())
+      .then(run)
+      .catch((error: unknown) =>
+        logger.error({ socket: socket.id, err: error }, 'realtime: delivering an event failed'),
+      );
+    standing.queue = next;
+    void next.finally(() => {
+      if (standing.queue === next) standing.queue = undefined;
+    });
+  };
+
+  const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
+    const record = event.record as Record<string, unknown>;
+    if (!standing.topics.has(event.topic)) return;
+    if (judge(rules.read, standing.caller, record, rules.ownership).allowed)
+      socket.emit(`${event.topic}:${event.action}`, rules.presentTo(record, standing.caller));
+  };
+
+  return {
+    /** Adds a socket (its caller just checked) to a topic's subscribers. */
+    subscribe(socket: Socket, topic: string, caller: Caller | undefined): void {
+      let standing = standings.get(socket);
+      if (!standing) {
+        standing = {
+          caller,
+          checkedAt: Date.now(),
+          generation,
+          stale: false,
+          topics: new Set(),
+          queue: undefined,
+        };
+        standings.set(socket, standing);
+      } else if (!standing.queue) {
+        Object.assign(standing, { caller, checkedAt: Date.now(), generation, stale: false });
+      }
+      standing.topics.add(topic);
+      let each = subscribers.get(topic);
+      if (!each) subscribers.set(topic, (each = new Set()));
+      each.add(socket);
+    },
+    unsubscribe(socket: Socket, topic: string): void {
+      const standing = standings.get(socket);
+      if (!standing) return;
+      standing.topics.delete(topic);
+      subscribers.get(topic)?.delete(socket);
+      if (standing.topics.size === 0) standings.delete(socket);
+    },
+    /** A socket that left. */
+    drop,
+    /** Sends an event to this instance's subscribers that its record's read rule lets see it. */
+    deliver(event: ChangeEvent): void {
+      if (affecting.size) {
+        for (const [socket, standing] of standings) {
+          const affected = standing.caller && affecting.get(standing.caller.via);
+          if (affected && affected(event, standing.caller!)) {
+            standing.stale = true;
+            enqueue(socket, standing);
+          }
+        }
+      }
+      const each = subscribers.get(event.topic);
+      const rules = topics.get(event.topic);
+      if (!each || !rules) return;
+      const now = Date.now();
+      for (const socket of each) {
+        const standing = standings.get(socket)!;
+        if (standing.queue || needsCheck(standing, now))
+          enqueue(socket, standing, () => send(socket, standing, event, rules));
+        else send(socket, standing, event, rules);
+      }
+    },
+    /** Credentials were reloaded (a new admin token): every subscriber's caller is checked again now. */
+    recheckAll(): void {
+      generation++;
+      for (const [socket, standing] of standings) if (standing.caller) enqueue(socket, standing);
+    },
+  };
+}
