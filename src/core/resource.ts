@@ -234,17 +234,14 @@ export function resourceRoutes(
           const { query: parsed, request, services, caller } = context as unknown as Context;
           const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
+          let query = parsed.query;
           // Private fields: only the admin token, or a caller listing their own records, looks by them.
-          const sees = caller?.admin || verdict.own === true;
-          if (!sees) refusePrivateLookups(parsed.query);
+          if (collection.privateFields.length && !caller?.admin && !verdict.own) {
+            refusePrivateLookups(query);
+            if (query.search) query = { ...query, searchIn: publicSearchable };
+          }
           // What a rule keeps the caller to goes into the query: totals and pages stay right.
-          const query = {
-            ...parsed.query,
-            ...(verdict.where ? { where: [...(parsed.query.where ?? []), ...verdict.where] } : {}),
-            ...(!sees && parsed.query.search && collection.privateFields.length
-              ? { searchIn: publicSearchable }
-              : {}),
-          };
+          if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
           const keyset = parsed.cursor !== undefined;
           const { items, total } = await services.storage
             .repository(collection)
