@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,11 +7,13 @@ import {
   openAdmin,
   openData,
   serverApi,
+  serverList,
   type ServerRecord,
   useChromium,
 } from './helpers/admin-page.js';
 
 const browser = useChromium();
+const notesBin = join(import.meta.dirname, 'fixtures', 'notes-app.mjs');
 
 type Server = Awaited<ReturnType<typeof openAdmin>>['server'];
 
@@ -158,5 +161,82 @@ describe('admin UI: users of Berth’s accounts', () => {
     await expect.poll(() => columnTexts(page, 'id')).toEqual([second!.id.slice(0, 8)]);
     expect(await meStatus(server, first!.token)).toBe(401);
     expect(await meStatus(server, second!.token)).toBe(200);
+  });
+
+  it('Set password: asked in the row with the new password; a refused one says why; every session ends, the new one logs in', async () => {
+    const { page, server } = await openAdmin(await browser());
+    const bob = await signUp(server, 'Bob', 2);
+    await openData(page, 'users');
+    await expect.poll(() => columnTexts(page, 'sessions')).toEqual(['2']);
+    const puts: string[] = [];
+    page.on('request', (request) => void (request.method() === 'PUT' && puts.push(request.url())));
+
+    await button(page, 'Set the password of Bob').click();
+    const asking = page.getByRole('group', { name: 'New password of Bob' });
+    const input = asking.getByLabel('New password');
+    await expect.poll(() => isFocused(input)).toBe(true);
+    expect(await input.getAttribute('type')).toBe('password');
+    // Nothing typed: the row says so and sends nothing.
+    await asking.getByRole('button', { name: 'Set password' }).click();
+    await asking.getByText('Type the new password first.').waitFor();
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    expect(puts).toEqual([]);
+
+    // Too short: the server's reason, and nothing changed.
+    await input.fill('short');
+    await asking.getByRole('button', { name: 'Set password' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The password of Bob was not set' });
+    await alert.getByText(/characters long/).waitFor();
+    expect(puts).toEqual([`${server.url}/auth/users/${bob.user.id}/password`]);
+    for (const token of bob.tokens) expect(await meStatus(server, token)).toBe(200);
+
+    await button(page, 'Set the password of Bob').click();
+    await input.fill('a-brand-new-password-2');
+    await input.press('Enter');
+    await status(page)
+      .getByText('Set a new password for Bob: their sessions have ended; tell them the new one.')
+      .waitFor();
+    await expect.poll(() => columnTexts(page, 'sessions')).toEqual(['0']);
+    expect(await asking.count()).toBe(0);
+    for (const token of bob.tokens) expect(await meStatus(server, token)).toBe(401);
+    expect((await logInOverHttp(server, bob.email, bob.password)).status).toBe(401);
+    expect((await logInOverHttp(server, bob.email, 'a-brand-new-password-2')).status).toBe(200);
+  });
+
+  it('an owner-scoped collection: the admin names the owner of a new record, and only that user sees it', async () => {
+    const { page, server } = await openAdmin(await browser(), { bin: notesBin });
+    const ada = await signUp(server, 'Ada');
+    const bob = await signUp(server, 'Bob');
+    const notesOf = async (token: string) => {
+      const response = await fetch(`${server.url}/notes`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { items: ServerRecord[] }).items.map((note) => note.title);
+    };
+    await openData(page, 'notes');
+    await page.getByText('No notes yet.').waitFor();
+    await page.getByRole('button', { name: 'New note' }).click();
+    const form = page.getByRole('form', { name: 'New note' });
+    const owner = form.getByLabel('owner');
+    await owner.locator('option', { hasText: ada.user.id.slice(0, 8) }).waitFor({ state: 'attached' });
+    await form.getByLabel('title').fill('Ada’s plan');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await form.locator('.field', { hasText: 'owner' }).getByText('must not be empty').waitFor();
+
+    await owner.selectOption(ada.user.id);
+    await form.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => columnTexts(page, 'title')).toEqual(['Ada’s plan']);
+    const [note] = (await serverList(server, '/notes')).items;
+    expect(note).toMatchObject({ title: 'Ada’s plan', owner: ada.user.id });
+    expect(await notesOf(ada.tokens[0]!)).toEqual(['Ada’s plan']);
+    expect(await notesOf(bob.tokens[0]!)).toEqual([]);
+
+    // Edit: the admin may hand the note to Bob.
+    await button(page, 'Edit Ada’s plan').click();
+    const edit = page.getByRole('form', { name: 'Edit Ada’s plan' });
+    await edit.getByLabel('owner').selectOption(bob.user.id);
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await serverList(server, '/notes')).items[0]?.owner).toBe(bob.user.id);
+    expect(await notesOf(ada.tokens[0]!)).toEqual([]);
+    expect(await notesOf(bob.tokens[0]!)).toEqual(['Ada’s plan']);
   });
 });

@@ -10,6 +10,8 @@ export interface Field {
   indexed: boolean;
   searchable: boolean;
   readOnly: boolean;
+  /** Set by the server for other callers, named by the admin (an owner-ruled collection’s owner). */
+  adminSets: boolean;
   default?: unknown;
   /** enum: the allowed values. */
   values?: string[];
@@ -57,9 +59,13 @@ export function singular(name: string): string {
   return name;
 }
 
-/** The fields a client may write (read-only ones are set by the server). */
+/**
+ * The fields the admin may write: read-only ones are set by the server, but
+ * an owner-ruled collection’s owner is the admin’s to name (for others it is
+ * the caller).
+ */
 export const writableFields = (collection: Collection): Field[] =>
-  collection.fields.filter((field) => !field.readOnly);
+  collection.fields.filter((field) => !field.readOnly || field.adminSets);
 
 /** The first 8 characters of an id: enough to tell records apart on screen. */
 export const shortId = (id: string): string => (id.length > 12 ? id.slice(0, 8) : id);

@@ -63,7 +63,7 @@ function SessionsCell({ record, collection, collections, label }: RowContext) {
   );
 }
 
-/** Users: Disable / Enable (ending their sessions) and End sessions, when the app has Berth's accounts. */
+/** Users: Disable / Enable (ending their sessions), Set password and End sessions, when the app has Berth's accounts. */
 export function userActions(users: Collection, collections: Collection[]): RecordActions | undefined {
   const canDisable =
     offers(users, 'update') &&
@@ -103,6 +103,36 @@ export function userActions(users: Collection, collections: Collection[]): Recor
         });
       }
       if (sessions) {
+        actions.push({
+          key: 'set-password',
+          text: 'Set password',
+          label: `Set the password of ${label}`,
+          confirm: {
+            question: `A new password for ${label}; their sessions end.`,
+            yes: 'Set password',
+            name: `New password of ${label}`,
+            input: {
+              label: 'New password',
+              check: (value) => (value ? undefined : 'Type the new password first.'),
+            },
+          },
+          run: async (password) => {
+            notify(undefined);
+            try {
+              await api(`/auth/users/${encodeURIComponent(record.id)}/password`, {
+                method: 'PUT',
+                json: { password },
+              });
+              notify({
+                kind: 'status',
+                text: `Set a new password for ${label}: their sessions have ended; tell them the new one.`,
+              });
+            } catch (failure) {
+              notify(problemNotice(`The password of ${label} was not set`, failure));
+            }
+            reload();
+          },
+        });
         actions.push({
           key: 'end-sessions',
           text: 'End sessions',

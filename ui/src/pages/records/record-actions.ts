@@ -54,14 +54,25 @@ export interface RowAction {
   /** Its accessible name, naming the record: `End sessions of Ada`. */
   label: string;
   danger?: boolean;
-  /** Ask first: the question, the button that answers yes, and the name of the group. */
-  confirm?: { question: string; yes: string; name: string };
   /**
-   * Does it. A promise keeps the row's buttons busy until it settles; it
-   * resolves true when the row goes away (then they stay busy until it has).
-   * It reports its own failures (with `notify`) and never rejects.
+   * Ask first: the question, the button that answers yes, and the name of
+   * the group; with `input`, the answer also takes a value (a new password).
    */
-  run: () => void | Promise<boolean | void>;
+  confirm?: { question: string; yes: string; name: string; input?: RowInput };
+  /**
+   * Does it, with the value typed when the question has an input. A promise
+   * keeps the row's buttons busy until it settles; it resolves true when the
+   * row goes away (then they stay busy until it has). It reports its own
+   * failures (with `notify`) and never rejects.
+   */
+  run: (value?: string) => void | Promise<boolean | void>;
+}
+
+/** A value a row action asks for with its question (typed unseen, like a password). */
+export interface RowInput {
+  label: string;
+  /** Checked before the action runs: the message when the value will not do. */
+  check?: (value: string) => string | undefined;
 }
 
 /** A failed call as an alert: what did not happen, the server's detail (and field messages), its hint. */

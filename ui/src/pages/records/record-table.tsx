@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import {
   type Collection,
   type Field,
@@ -79,40 +79,85 @@ function Cell({
 function RowActions({ actions }: { actions: RowAction[] }) {
   const [asking, setAsking] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [value, setValue] = useState('');
+  const [invalid, setInvalid] = useState<string>();
   const cancel = useRef<HTMLButtonElement>(null);
+  const input = useRef<HTMLInputElement>(null);
   const buttons = useRef(new Map<string, HTMLButtonElement>());
   const asked = useRef<string | undefined>(undefined);
+  const inputId = useId();
   useEffect(() => {
-    // Focus follows the question: on to Cancel (the harmless answer), back to the button that asked after it.
-    if (asking) cancel.current?.focus();
+    // Focus follows the question: on to its input or Cancel (the harmless answer), back to the button that asked after it.
+    if (asking) (input.current ?? cancel.current)?.focus();
     else if (asked.current) buttons.current.get(asked.current)?.focus();
     asked.current = asking;
   }, [asking]);
-  const perform = (action: RowAction) => {
-    const done = action.run();
-    if (!done) return setAsking(undefined);
+  const ask = (key?: string) => {
+    setValue('');
+    setInvalid(undefined);
+    setAsking(key);
+  };
+  const perform = (action: RowAction, given?: string) => {
+    const done = action.run(given);
+    if (!done) return ask(undefined);
     setBusy(true);
     // A row that goes away goes with the reload; one that stays gets its buttons back.
     void done.then((gone) => {
       if (gone) return;
       setBusy(false);
-      setAsking(undefined);
+      ask(undefined);
     });
   };
   const question = actions.find((action) => action.key === asking)?.confirm;
   if (asking && question) {
     const action = actions.find(({ key }) => key === asking)!;
+    const wanted = question.input;
+    const answer = (event: Event) => {
+      event.preventDefault();
+      if (busy) return;
+      const problem = wanted?.check?.(value);
+      if (problem) {
+        setInvalid(problem);
+        return input.current?.focus();
+      }
+      perform(action, wanted ? value : undefined);
+    };
     return (
       <td class="actions">
-        <span role="group" aria-label={question.name} class="confirm">
-          <span>{question.question}</span>{' '}
-          <button type="button" class="danger" disabled={busy} onClick={() => perform(action)}>
-            {question.yes}
-          </button>{' '}
-          <button type="button" ref={cancel} onClick={() => setAsking(undefined)}>
-            Cancel
-          </button>
-        </span>
+        <form class="confirm" noValidate onSubmit={answer}>
+          <span role="group" aria-label={question.name} class="confirm">
+            <span>{question.question}</span>{' '}
+            {wanted && (
+              <>
+                <label for={inputId}>{wanted.label}</label>{' '}
+                <input
+                  id={inputId}
+                  ref={input}
+                  type="password"
+                  autoComplete="new-password"
+                  value={value}
+                  aria-invalid={invalid ? 'true' : undefined}
+                  aria-describedby={invalid ? `${inputId}-error` : undefined}
+                  onInput={(event) => {
+                    setValue(event.currentTarget.value);
+                    setInvalid(undefined);
+                  }}
+                />{' '}
+                {invalid && (
+                  <span class="field-error" id={`${inputId}-error`}>
+                    {invalid}
+                  </span>
+                )}{' '}
+              </>
+            )}
+            <button type="submit" class="danger" disabled={busy}>
+              {question.yes}
+            </button>{' '}
+            <button type="button" ref={cancel} onClick={() => ask(undefined)}>
+              Cancel
+            </button>
+          </span>
+        </form>
       </td>
     );
   }
@@ -133,7 +178,7 @@ function RowActions({ actions }: { actions: RowAction[] }) {
             aria-disabled={busy ? 'true' : undefined}
             onClick={() => {
               if (busy) return;
-              if (action.confirm) setAsking(action.key);
+              if (action.confirm) ask(action.key);
               else perform(action);
             }}
           >
