@@ -23,7 +23,7 @@ describe('berth start (real process, real socket)', () => {
     const routes = [...out.matchAll(/route (GET|POST|PUT|PATCH|DELETE) +(\S+)/g)].map(
       (m) => `${m[1]} ${m[2]}`,
     );
-    const served = withBerthModules(createBerthApp(), { realtimePath: 'socket.io' });
+    const served = withBerthModules(createBerthApp(), { realtimePath: 'socket.io', metrics: true });
     expect(routes).toEqual(served.routes.map(({ route }) => `${route.method} ${route.path}`));
     expect(routes).toEqual(
       expect.arrayContaining([
@@ -133,7 +133,7 @@ describe('berth start (real process, real socket)', () => {
     expect(typeof requests[0]!.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({ path: '/nope', status: 404 });
     expect(lines.filter((line) => line.msg === 'route')).toHaveLength(
-      withBerthModules(createBerthApp(), { realtimePath: 'socket.io' }).routes.length,
+      withBerthModules(createBerthApp(), { realtimePath: 'socket.io', metrics: true }).routes.length,
     );
   });
 

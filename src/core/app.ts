@@ -144,6 +144,10 @@ interface DispatchEnv {
   hookContext?: RequestHookContext;
   /** Who sent it, once known (request hooks need it before routing). */
   caller?: Caller | null | undefined | Unchecked;
+  /** The route that answered, for the log line and metrics. */
+  route?: RouteDefinition;
+  /** The code of a problem answer. */
+  errorCode?: string;
 }
 
 function compileHooks(all: readonly Hooks[]): AppHooks {
@@ -359,14 +363,21 @@ function instantiate(
   const serve = (request: Request, runtime: unknown, internal: boolean): Promise<Response> => {
     const started = performance.now();
     const requestId = requestIdFor(request.headers.get('x-request-id'));
-    return dispatch(request, { requestId, runtime, internal, locals: {} }).then((response) => {
-      logRequest({
+    const env: DispatchEnv = { requestId, runtime, internal, locals: {} };
+    return dispatch(request, env).then((response) => {
+      const entry: RequestLogEntry = {
         requestId,
         method: request.method,
         path: pathOf(request.url),
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      });
+      };
+      if (env.route) {
+        entry.route = env.route.path;
+        if (env.route.probe) entry.probe = true;
+      }
+      if (env.errorCode) entry.code = env.errorCode;
+      logRequest(entry);
       return response;
     });
   };
@@ -469,6 +480,7 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
   const batchable = routeBatchable(route);
   const writes = route.method !== 'GET';
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
+    c.env.route = route;
     const { requestId, locals } = c.env;
     const request = c.req.raw;
     if (c.env.internal && !batchable) {
@@ -543,6 +555,7 @@ async function errorResponse(
     }
   }
   if (error instanceof BerthError) {
+    env.errorCode = error.code;
     const problem = problemFor(error.code, error.message, {
       requestId,
       ...(error.errors ? { errors: error.errors } : {}),
@@ -552,6 +565,7 @@ async function errorResponse(
     return problemResponse(problem, { ...error.headers, 'x-request-id': requestId });
   }
   services.logger.error({ requestId, err: error }, `unexpected error in ${where}`);
+  env.errorCode = 'BERTH_INTERNAL';
   const problem = problemFor('BERTH_INTERNAL', 'the server failed while answering this request', {
     requestId,
     ...(services.mode === 'debug' && error.stack ? { stack: error.stack } : {}),

@@ -285,6 +285,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
         }
       },
       ...(driver.stats ? { stats: () => driver.stats!() } : {}),
+      ...(driver.ping ? { ping: () => driver.ping!() } : {}),
       close: () => driver.close(),
     };
   };

@@ -99,6 +99,11 @@ export const errorCatalogue = {
     title: 'Internal server error',
     hint: 'The server failed unexpectedly; the log has the details under this request id.',
   },
+  BERTH_NOT_READY: {
+    status: 503,
+    title: 'Not ready',
+    hint: 'The server is shutting down or cannot reach its storage: send traffic to another instance, or retry once GET /readyz answers 200.',
+  },
   BERTH_UNAVAILABLE: {
     status: 503,
     title: 'Service unavailable',

@@ -42,6 +42,8 @@ export {
   type BatchLimits,
   type RequestLogEntry,
   type RuntimeInfo,
+  type Lifecycle,
+  type MetricsEndpoint,
   type RouteDocs,
   type AdminReports,
   type RealtimeBridge,

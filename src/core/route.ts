@@ -19,6 +19,12 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   durationMs: number;
+  /** The pattern of the route that answered (`/books/:id`); absent when none matched. */
+  route?: string;
+  /** A health or metrics probe: the runtime leaves it out of the request log unless told otherwise. */
+  probe?: true;
+  /** The code of a problem answer (`BERTH_UNAVAILABLE`), for metrics. */
+  code?: string;
 }
 
 /** Facts about the running server, for the admin overview. Filled in by the runtime. */
@@ -85,6 +91,26 @@ export interface AppServices {
   writeLimit?: number;
   /** The client's address of a request, where the runtime knows it. */
   clientAddress?: (platform: unknown) => string | undefined;
+  /** Where the server is in its life, for `GET /readyz`; a runtime without it is ready once it serves. */
+  lifecycle?: Lifecycle;
+  /** What `GET /metrics` answers; only runtimes that keep metrics have it. */
+  metrics?: MetricsEndpoint;
+}
+
+/** What a runtime that keeps metrics gives `GET /metrics`. */
+export interface MetricsEndpoint {
+  /** The Prometheus text exposition, and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+  /** The token that may read the metrics besides the admin token, when one is set. */
+  token(): string | undefined;
+}
+
+/** What `GET /readyz` asks the runtime besides storage. */
+export interface Lifecycle {
+  /** Storage opened and migrated. */
+  readonly migrated: boolean;
+  /** Shutting down: finishing requests, taking no new work from a load balancer. */
+  readonly draining: boolean;
 }
 
 /** How much one batch may ask for. */
@@ -176,6 +202,12 @@ export interface RouteDefinition<
   response?: z.ZodType;
   /** A resource operation's access rule (the API reference shows it; the handler applies it). */
   access?: Access;
+  /**
+   * A probe of the server itself (`/healthz`, `/readyz`, `/metrics`): polled
+   * every few seconds, so left out of the request log unless the runtime is
+   * told to log probes.
+   */
+  probe?: boolean;
   /**
    * Whether the batch entry may run this route as one of its requests.
    * Defaults to true for JSON routes and false for routes whose answer is

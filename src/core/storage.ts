@@ -102,6 +102,8 @@ export interface StorageDriver extends DriverScope {
   /** Runs `work` in one transaction: all of its writes, or none. */
   transaction<R>(work: (scope: DriverScope) => Promise<R>): Promise<R>;
   stats?(): StorageStats;
+  /** Resolves when the database answers a trivial query (for `GET /readyz`). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -142,5 +144,7 @@ export interface Storage extends Transaction {
   /** The same storage, its write hooks seeing who writes (`context.caller`); resource routes bind each request's caller. */
   as(caller: Caller | undefined): Storage;
   stats?(): StorageStats;
+  /** Resolves when the database answers a trivial query (for `GET /readyz`). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

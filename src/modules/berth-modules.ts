@@ -1,6 +1,8 @@
 import { createApp, type App } from '../core/index.js';
 import { createAdminModule } from './admin/index.js';
 import { createDocsModule } from './docs/index.js';
+import { createHealthModule } from './health/index.js';
+import { createMetricsModule } from './metrics/index.js';
 import { createRealtimeModule } from './realtime/index.js';
 import { createUiModule } from './ui/index.js';
 
@@ -8,8 +10,9 @@ import { createUiModule } from './ui/index.js';
 export const defaultRealtimePath = 'socket.io';
 
 /**
- * An app with Berth's own modules around the project's: `/docs` and the
- * admin API first, the realtime transport and the UI at `/` last (so the
+ * An app with Berth's own modules around the project's: `/docs`, the
+ * admin API, `/healthz` and `/readyz` (and `/metrics` where the runtime
+ * keeps metrics) first, the realtime transport and the UI at `/` last (so the
  * project's routes win). What the app's options turned off stays off. The
  * runtimes call this (the Node server, `runCli`, `app.request`, the
  * in-browser server); `createApp` itself adds nothing.
@@ -19,7 +22,7 @@ export const defaultRealtimePath = 'socket.io';
  */
 export function withBerthModules(
   app: App,
-  options: { realtimePath?: string | undefined; admin?: boolean; ui?: boolean },
+  options: { realtimePath?: string | undefined; admin?: boolean; ui?: boolean; metrics?: boolean },
 ): App {
   const { docs, admin, ui } = app.options;
   const uiOption = options.ui === false ? false : (ui ?? 'berth');
@@ -31,6 +34,11 @@ export function withBerthModules(
     modules: [
       ...(docs === false ? [] : [createDocsModule(described)]),
       ...(admin === false || options.admin === false ? [] : [createAdminModule(described)]),
+      // A project that answers /healthz itself keeps its own.
+      ...(app.routes.some(({ route }) => route.path === '/healthz' || route.path === '/readyz')
+        ? []
+        : [createHealthModule()]),
+      ...(options.metrics ? [createMetricsModule()] : []),
       ...app.options.modules,
       ...(options.realtimePath ? [createRealtimeModule(options.realtimePath, app.channels)] : []),
       ...(uiOption === false

@@ -48,7 +48,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   const settings = resolve();
   const moduleSettings = resolveAppModuleSettings(configured, settings);
   const realtimePath = realtimePathOf(configured, settings.realtimePath.value);
-  const app = withBerthModules(configured, { realtimePath });
+  const app = withBerthModules(configured, { realtimePath, metrics: settings.metrics.value });
   const mode = settings.mode.value;
   const logging = createLogger(mode, app.name, options.logDestination);
   const { logger } = logging;

@@ -3,11 +3,13 @@ import {
   memoryRateLimiter,
   type AppInstance,
   type RateLimiter,
+  type RequestLogEntry,
   type ResolvedSettings,
   type RuntimeInfo,
 } from '../core/index.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
+import { createNodeMetrics } from './metrics.js';
 import type { Booted } from './boot.js';
 import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
 import { redisRateLimiter } from './redis-rate-limiter.js';
@@ -40,11 +42,26 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
       ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
       : {}),
   };
+  // Storage was opened and migrated by boot; shutdown sets `draining`, and /readyz answers 503 from then on.
+  const lifecycle = { migrated: true, draining: false };
+  let metricsToken = settings.metricsToken.value;
+  const metrics = settings.metrics.value
+    ? createNodeMetrics({ storage, monitor: realtime?.monitor, token: () => metricsToken })
+    : undefined;
+  let logProbes = settings.logProbes.value;
+  const writeLine = logRequest ?? ((entry: RequestLogEntry) => logger.info(entry, 'request'));
+  // Without metrics and with probes unlogged at start, this is the one check a request pays.
+  const logAndCount = (entry: RequestLogEntry): void => {
+    metrics?.observe(entry);
+    if (!entry.probe || logProbes) writeLine(entry);
+  };
   // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
   const redis = settings.redisUrl.value ? redisRateLimiter(settings.redisUrl.value, logger) : undefined;
   const rateLimiter: RateLimiter = redis ?? memoryRateLimiter();
   let moduleSettings: ReadonlyMap<string, ResolvedSettings> = booted.moduleSettings;
   const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
+    metricsToken = current.metricsToken.value;
+    logProbes = current.logProbes.value;
     if (current !== settings) {
       const reloaded = reloadModuleSettings(app, moduleSettings, resolveAppModuleSettings(app, current));
       moduleSettings = reloaded.settings;
@@ -77,12 +94,14 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
         writeLimit: current.writeLimit.value,
         clientAddress: current.trustProxy.value ? forwardedAddress : socketAddress,
         ...(adminTokenHash ? { adminTokenHash } : {}),
-        ...(logRequest ? { logRequest } : {}),
+        logRequest: logAndCount,
+        lifecycle,
+        ...(metrics ? { metrics: metrics.endpoint } : {}),
       },
       { cwd: current.cwd, dataDir: settings.dataDir.value },
     );
   };
-  return { runtime, instanceFor, close: async () => redis?.close() };
+  return { runtime, instanceFor, lifecycle, close: async () => redis?.close() };
 }
 
 /** The platform `@hono/node-server` hands a request: its Node request. */

@@ -253,6 +253,45 @@ export const settingTable = {
     description:
       'take the client’s address from the last entry of `X-Forwarded-For` (set it behind a reverse proxy, so rate limits count clients, not the proxy)',
   }),
+  metrics: setting<boolean>({
+    label: 'metrics',
+    variable: 'BERTH_METRICS',
+    key: 'metrics',
+    config: z.boolean(),
+    fallback: true,
+    parse: yesOrNo('metrics'),
+    live: false,
+    description:
+      'serve `GET /metrics` (Prometheus text format) and count requests for it; off, nothing is counted',
+  }),
+  metricsToken: setting<string | undefined>({
+    label: 'metrics token',
+    variable: 'BERTH_METRICS_TOKEN',
+    fallback: undefined,
+    parse: (raw) => {
+      if (raw.length < 16) {
+        throw new SettingError(
+          'BERTH_METRICS_TOKEN is too short: use at least 16 characters (e.g. `openssl rand -base64 32`)',
+        );
+      }
+      return raw;
+    },
+    live: true,
+    secret: true,
+    description:
+      'a token that may read `GET /metrics` (and nothing else), for a scraper; the admin token may too',
+    shownDefault: 'none',
+  }),
+  logProbes: setting<boolean>({
+    label: 'log probes',
+    variable: 'BERTH_LOG_PROBES',
+    key: 'logProbes',
+    config: z.boolean(),
+    fallback: false,
+    parse: yesOrNo('log probes'),
+    live: true,
+    description: 'write request log lines for `/healthz`, `/readyz` and `/metrics` too',
+  }),
   realtimePath: setting<string | undefined>({
     label: 'realtime path',
     variable: 'BERTH_REALTIME_PATH',

@@ -86,7 +86,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
             : {}),
       })
     : undefined;
-  const { runtime, instanceFor, close: closeInstances } = servingInstances(booted, realtime);
+  const { runtime, instanceFor, lifecycle, close: closeInstances } = servingInstances(booted, realtime);
   const listener = new HttpListener(instanceFor(settings, booted.token.hash));
   realtime?.attach(listener.server);
   const draining = new Set<Promise<unknown>>();
@@ -102,6 +102,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
 
   const shutdown = async (): Promise<void> => {
     const { listener, settings } = serving;
+    // From here /readyz answers 503, so a load balancer stops sending work.
+    lifecycle.draining = true;
     logger.info(
       { inFlight: listener.inFlight },
       `shutting down: finishing ${listener.inFlight} request(s) in flight`,

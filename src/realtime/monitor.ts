@@ -43,6 +43,8 @@ export class RealtimeMonitor {
   readonly #clients = new Map<string, ClientEntry>();
   readonly #ring: Array<RawMessage | undefined> = new Array(keep);
   #next = 0;
+  /** Messages since the start, by direction, for the metrics. */
+  readonly messageCounts = { in: 0, out: 0 };
 
   connected(id: string, transport: string, address: string): void {
     this.#clients.set(id, { id, transport, address, connectedAt: new Date().toISOString() });
@@ -58,6 +60,7 @@ export class RealtimeMonitor {
   }
 
   message(clientId: string, channel: string, direction: 'in' | 'out', data: unknown): void {
+    this.messageCounts[direction]++;
     this.#ring[this.#next] = { at: Date.now(), clientId, channel, direction, data };
     this.#next = (this.#next + 1) % keep;
   }

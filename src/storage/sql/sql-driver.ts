@@ -9,7 +9,7 @@ import type {
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
 import { migrateTables, needsMigration, type SqlSchemaEditor } from './sql-migrations.js';
-import { sqlRepository } from './sql-repository.js';
+import { sqlRepository, translate } from './sql-repository.js';
 
 /** What an engine adapter gives the shared SQL driver: its dialect, connections and transactions. */
 export interface SqlEngine {
@@ -69,6 +69,13 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
       return { created };
     },
     stats: () => engine.stats(),
+    async ping() {
+      try {
+        await engine.connection.all('SELECT 1', []);
+      } catch (error) {
+        translate(engine.dialect, 'storage', error);
+      }
+    },
     close: () => engine.close(),
   };
 }
