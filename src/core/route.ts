@@ -167,6 +167,8 @@ export interface RealtimeBridge {
 export interface AdminReports {
   realtime?: () => Promise<object> | object;
   service?: () => Promise<object> | object;
+  /** Requests per second, error rate and p95 latency of the last minutes. */
+  load?: () => Promise<object> | object;
 }
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;

@@ -36,18 +36,19 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
       storage: `${storage.driver} at ${storage.location}`,
     },
   };
-  const adminReports = {
-    service: serviceReport(runtime),
-    ...(realtime
-      ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
-      : {}),
-  };
   // Storage was opened and migrated by boot; shutdown sets `draining`, and /readyz answers 503 from then on.
   const lifecycle = { migrated: true, draining: false };
   let metricsToken = settings.metricsToken.value;
   const metrics = settings.metrics.value
     ? createNodeMetrics({ storage, monitor: realtime?.monitor, token: () => metricsToken })
     : undefined;
+  const adminReports = {
+    service: serviceReport(runtime),
+    ...(realtime
+      ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
+      : {}),
+    ...(metrics ? { load: () => metrics.load() } : {}),
+  };
   let logProbes = settings.logProbes.value;
   const writeLine = logRequest ?? ((entry: RequestLogEntry) => logger.info(entry, 'request'));
   // Without metrics and with probes unlogged at start, this is the one check a request pays.
@@ -101,7 +102,15 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
       { cwd: current.cwd, dataDir: settings.dataDir.value },
     );
   };
-  return { runtime, instanceFor, lifecycle, close: async () => redis?.close() };
+  return {
+    runtime,
+    instanceFor,
+    lifecycle,
+    close: async () => {
+      metrics?.stop();
+      await redis?.close();
+    },
+  };
 }
 
 /** The platform `@hono/node-server` hands a request: its Node request. */

@@ -11,8 +11,10 @@ import {
 import type { MetricsEndpoint, RequestLogEntry, Storage } from '../core/index.js';
 import type { RealtimeMonitor } from '../realtime/monitor.js';
 
-/** Request durations, in seconds: from 1 ms to 10 s. */
-const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Request durations, in seconds: from 0.25 ms to 10 s. */
+const durationBuckets = [
+  0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /** The route label of a request no route answered: raw paths would make a label per URL. */
 export const unmatchedRoute = '(unmatched)';
@@ -23,6 +25,82 @@ export interface NodeMetrics {
   /** `GET /metrics` of this process, or of the whole cluster from a worker. */
   endpoint: MetricsEndpoint;
   registry: Registry;
+  /** The load of the last minutes, for the admin overview's charts. */
+  load(): LoadReport;
+  stop(): void;
+}
+
+/** One interval of the load history. */
+export interface LoadPoint {
+  /** The end of the interval (ISO 8601). */
+  at: string;
+  /** Requests answered per second over the interval. */
+  perSecond: number;
+  /** The share of them answered 5xx, 0 to 1. */
+  errorRate: number;
+  /** The 95th percentile of their durations in ms, estimated from the histogram's buckets; null without requests. */
+  p95Ms: number | null;
+}
+
+export interface LoadReport {
+  available: true;
+  intervalSeconds: number;
+  points: LoadPoint[];
+}
+
+/** The load history: a point every 5 s, the last 12 minutes. */
+export const loadInterval = 5000;
+const loadPoints = 144;
+
+/** Totals read off the request counter and the duration histogram at one moment. */
+interface LoadSnapshot {
+  at: number;
+  requests: number;
+  errors: number;
+  /** Cumulative counts by bucket bound, ascending, +Inf last. */
+  buckets: Array<[number, number]>;
+}
+
+async function snapshot(requests: Counter<string>, durations: Histogram<string>): Promise<LoadSnapshot> {
+  let total = 0;
+  let errors = 0;
+  for (const { labels, value } of (await requests.get()).values) {
+    total += value;
+    if (Number(labels.status) >= 500) errors += value;
+  }
+  const byBound = new Map<number, number>();
+  for (const { labels, value, metricName } of (await durations.get()).values) {
+    if (!metricName?.endsWith('_bucket')) continue;
+    const bound = labels.le === '+Inf' ? Infinity : Number(labels.le);
+    byBound.set(bound, (byBound.get(bound) ?? 0) + value);
+  }
+  return { at: Date.now(), requests: total, errors, buckets: [...byBound].sort(([a], [b]) => a - b) };
+}
+
+/**
+ * The 95th percentile between two snapshots, as Prometheus's
+ * histogram_quantile estimates it: linear within the bucket it falls in.
+ */
+function p95Between(before: LoadSnapshot, after: LoadSnapshot): number | null {
+  const counts = after.buckets.map(([bound, count]) => {
+    const earlier = before.buckets.find(([b]) => b === bound)?.[1] ?? 0;
+    return [bound, count - earlier] as const;
+  });
+  const total = counts.at(-1)?.[1] ?? 0;
+  if (total <= 0) return null;
+  const rank = total * 0.95;
+  let lowerBound = 0;
+  let lowerCount = 0;
+  for (const [bound, count] of counts) {
+    if (count >= rank) {
+      // In the last (+Inf) bucket the best estimate is its lower bound.
+      if (bound === Infinity) return lowerBound * 1000;
+      return (lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / (count - lowerCount || 1)) * 1000;
+    }
+    lowerBound = bound;
+    lowerCount = count;
+  }
+  return lowerBound * 1000;
 }
 
 /** A counter whose value is read from elsewhere at scrape time (it only ever grows). */
@@ -148,11 +226,38 @@ export function createNodeMetrics(options: {
     }
   };
 
+  const history: LoadPoint[] = [];
+  let last: LoadSnapshot | undefined;
+  const sampleLoad = async (): Promise<void> => {
+    const now = await snapshot(requests, durations);
+    if (last) {
+      const seconds = (now.at - last.at) / 1000;
+      const answered = now.requests - last.requests;
+      history.push({
+        at: new Date(now.at).toISOString(),
+        perSecond: Math.round((answered / seconds) * 10) / 10,
+        errorRate: answered > 0 ? (now.errors - last.errors) / answered : 0,
+        p95Ms: p95Between(last, now),
+      });
+      if (history.length > loadPoints) history.shift();
+    }
+    last = now;
+  };
+  void sampleLoad();
+  const sampler = setInterval(() => void sampleLoad(), loadInterval);
+  sampler.unref();
+
   const scrape = cluster.isWorker
     ? askPrimary
     : async () => ({ contentType: registry.contentType, body: await registry.metrics() });
   if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
-  return { observe, registry, endpoint: { scrape, token: options.token } };
+  return {
+    observe,
+    registry,
+    endpoint: { scrape, token: options.token },
+    load: () => ({ available: true, intervalSeconds: loadInterval / 1000, points: [...history] }),
+    stop: () => clearInterval(sampler),
+  };
 }
 
 /** What a worker and its primary say to each other about metrics. */

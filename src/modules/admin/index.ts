@@ -182,6 +182,20 @@ export function createAdminModule(
       }),
       defineRoute({
         method: 'GET',
+        path: '/admin/load',
+        auth: 'admin',
+        summary: 'The load of the last minutes',
+        description:
+          'A point every few seconds, from the same counters as `/metrics`: requests per second, the share answered 5xx, and the 95th percentile of durations (estimated from the histogram’s buckets). The admin overview draws it.',
+        response: Report,
+        handler: async ({ services }) =>
+          (await services.adminReports?.load?.()) ?? {
+            available: false,
+            message: 'This server keeps no metrics (BERTH_METRICS=false, or a runtime without them).',
+          },
+      }),
+      defineRoute({
+        method: 'GET',
         path: '/admin/service',
         auth: 'admin',
         summary: 'System service status',

@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { LoadCharts } from './load-charts.js';
 import { Failure, Loading, Scroll } from './shared.js';
 
 interface Overview {
@@ -74,6 +75,7 @@ export function OverviewPage() {
           </Fragment>
         ))}
       </dl>
+      <LoadCharts />
       <h3>Routes ({data.routes.length})</h3>
       <Scroll>
         <table class="routes">
