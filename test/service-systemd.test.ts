@@ -67,7 +67,7 @@ describe.each([
     expect(seen.load.code).toBe(0);
     expect(seen.load.out).toMatch(
       new RegExp(
-        `^loaded ${name} as a user systemd service \\(/.*/systemd/user/${name}\\.service\\); serving on http://localhost:${first}$`,
+        `^loaded ${name} as a user systemd service \\(/.*/systemd/user/${name}\\.service\\); serving on http://localhost:${first}, ready \\(GET /readyz answered 200 after \\d+ ms\\)$`,
       ),
     );
     expect(seen.afterLoad).toBe(200);
@@ -95,7 +95,9 @@ describe.each([
       port: first,
     });
     expect(seen.loadAgain).toMatchObject({ code: 0 });
-    expect(seen.loadAgain.out).toMatch(/^already loaded, unchanged: .*; serving on http:\/\/localhost:\d+$/);
+    expect(seen.loadAgain.out).toMatch(
+      /^already loaded, unchanged: .*; serving on http:\/\/localhost:\d+, ready \(GET \/readyz answered 200 after \d+ ms\)$/,
+    );
     expect(seen.status.out).toMatch(/^ {2}active: running \(active\/running\)$/m);
     expect(seen.status.out).toMatch(/^ {2}pid: +\d+$/m);
     expect(seen.status.out).toMatch(new RegExp(`^ {2}port: +${first} \\(http://localhost:${first}\\)$`, 'm'));
@@ -103,7 +105,7 @@ describe.each([
 
     expect(seen.reload).toEqual({
       code: 0,
-      out: `reloaded ${name}: listening on http://localhost:${second}; applied port ${first} → ${second} (PORT in .env)`,
+      out: `reloaded ${name}: listening on http://localhost:${second}; applied port ${first} → ${second} (PORT in .env); ready (GET /readyz answered 200)`,
     });
     const { sent, failures, connections } = seen.duringReload;
     expect(connections).toBe(20);
@@ -136,7 +138,7 @@ describe.each([
     expect(seen.stopAgain.out).toMatch(new RegExp(`^${name} was not running \\(inactive/dead\\)`));
     expect(seen.loadAfterStop.code).toBe(0);
     expect(seen.loadAfterStop.out).toMatch(
-      new RegExp(`^started ${name}, already loaded as .*; serving on http://localhost:${second}$`),
+      new RegExp(`^started ${name}, already loaded as .*; serving on http://localhost:${second}, ready \\(`),
     );
     expect(seen.afterSecondLoad).toBe(200);
     expect(seen.unload.code).toBe(0);
@@ -161,8 +163,18 @@ describe.each([
     expect(seen.afterFailingLoad).toBe('refused');
     expect(seen.statusFailed.out).toMatch(/^ {2}active: stopped /m);
     expect(seen.unloadFailed.code).toBe(0);
+    // With a log file, the failure quotes its last lines.
+    expect(seen.failingLoadLogged.code).toBe(1);
+    expect(seen.failingLoadLogged.out).toMatch(
+      new RegExp(
+        `^${name}: ${name} did not start: file is not a database; .*; logs: /.*/logs/service\\.log; its last lines:\n`,
+      ),
+    );
+    expect(seen.failingLoadLogged.out.split('\n').length).toBeGreaterThan(2);
+    expect(seen.failingLoadLogged.out.split('its last lines:\n')[1]).toContain('file is not a database');
+    expect(seen.unloadFailedLogged.code).toBe(0);
 
-    expect(seen.clusterLoad.out).toMatch(new RegExp(`serving on http://localhost:${first}$`));
+    expect(seen.clusterLoad.out).toMatch(new RegExp(`serving on http://localhost:${first}, ready \\(`));
     expect(seen.clusterReload).toEqual({
       code: 1,
       out: `${name}: reload is not supported with --workers yet, so nothing changed: restart the service to apply new settings (\`service stop\`, then \`service load\`)`,

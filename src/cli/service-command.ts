@@ -11,6 +11,7 @@ import { checkPortFree } from '../service/port-check.js';
 import type { ServiceSpec, ServiceStatus } from '../service/service-spec.js';
 import { waitForReload } from './wait-for-reload.js';
 import { waitUntilServing } from './wait-until-serving.js';
+import { lastLogLines, waitUntilReady } from './wait-until-ready.js';
 import { CommandError } from './command-error.js';
 
 interface ServiceFlags {
@@ -120,15 +121,21 @@ async function load(app: App, flags: ServiceFlags): Promise<void> {
   if ('failed' in outcome) {
     await manager.halt(name, scope);
     throw new CommandError(
-      `${name} did not start: ${outcome.failed}; it is stopped and its unit stays in ${file}: fix that, then run ${again('load', flags)} again (or ${again('unload', flags)}); logs: ${manager.logs(spec)}`,
+      `${name} did not start: ${outcome.failed}; it is stopped and its unit stays in ${file}: fix that, then run ${again('load', flags)} again (or ${again('unload', flags)}); logs: ${manager.logs(spec)}${lastLines(spec.logFile)}`,
     );
   }
   if ('timedOut' in outcome) {
     throw new CommandError(
-      `${name} was loaded (${file}) but is not serving after 10 s (${outcome.timedOut.detail}): check ${again('status', flags)} and the logs: ${manager.logs(spec)}`,
+      `${name} was loaded (${file}) but is not serving after 10 s (${outcome.timedOut.detail}): check ${again('status', flags)} and the logs: ${manager.logs(spec)}${lastLines(spec.logFile)}`,
     );
   }
-  const where = `serving on ${outcome.serving.url}`;
+  const readiness = await waitUntilReady(outcome.serving.url);
+  if (!readiness.ready) {
+    throw new CommandError(
+      `${name} was loaded (${file}) and listens on ${outcome.serving.url}, but is not ready: ${readiness.reason}; check ${again('status', flags)} and the logs: ${manager.logs(spec)}${lastLines(spec.logFile)}`,
+    );
+  }
+  const where = `serving on ${outcome.serving.url}, ready (GET /readyz answered 200 after ${readiness.afterMs} ms)`;
   const service = `a ${scope} ${manager.name} service (${file})`;
   if (unit === 'created') say(`loaded ${name} as ${service}; ${where}`);
   else if (unit === 'updated') say(`updated ${name}, ${service}, and restarted it; ${where}`);
@@ -153,7 +160,7 @@ async function reload(app: App, flags: ServiceFlags): Promise<void> {
     return;
   }
   const outcome = await waitForReload(status.spec.dataDir, status.pid, before.reload?.count ?? 0);
-  const logs = manager.logs(status.spec);
+  const logs = `${manager.logs(status.spec)}${lastLines(status.spec.logFile)}`;
   if (!outcome) {
     throw new CommandError(
       `reload sent to ${name}, but it did not report back within 10 s: check ${again('status', flags)} and the logs: ${logs}`,
@@ -166,7 +173,20 @@ async function reload(app: App, flags: ServiceFlags): Promise<void> {
         : `${outcome.message}; fix that, then run ${again('reload', flags)} again`,
     );
   }
-  say(`reloaded ${name}: ${outcome.message}`);
+  const url = readServerState(status.spec.dataDir)?.url ?? before.url;
+  const readiness = await waitUntilReady(url);
+  if (!readiness.ready) {
+    throw new CommandError(
+      `${name} reloaded (${outcome.message}) but is not ready: ${readiness.reason}; check ${again('status', flags)} and the logs: ${logs}`,
+    );
+  }
+  say(`reloaded ${name}: ${outcome.message}; ready (GET /readyz answered 200)`);
+}
+
+/** The log file's last lines, to show with a failure (a journal is named, not read). */
+function lastLines(logFile: string | undefined): string {
+  const lines = lastLogLines(logFile);
+  return lines ? `; its last lines:\n${lines}` : '';
 }
 
 async function status(app: App, flags: ServiceFlags): Promise<void> {
