@@ -12,9 +12,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const script = join(root, 'bench', 'servers', 'berth-extended.mjs');
 
-/** The variants: none declared, then each extension point in use. */
+/** The variants: nothing declared, then each extension point in use (metrics on from the second). */
+const baseline = 'bare (no accounts, metrics off)';
 const variants = {
-  'bare (no accounts)': { BENCH_VARIANT: 'bare' },
+  [baseline]: { BENCH_VARIANT: 'bare', BERTH_METRICS: 'false' },
+  '+ metrics (on by default)': { BENCH_VARIANT: 'bare' },
   'accounts (as shipped)': { BENCH_VARIANT: 'default' },
   '+ request and write hooks (no-ops)': { BENCH_VARIANT: 'hooks' },
   '+ JWT authenticator (unused)': { BENCH_VARIANT: 'jwt' },
@@ -41,7 +43,7 @@ export async function benchExtensions() {
         }
       }
     }
-    const base = median(results['bare (no accounts)'].map((r) => r.cpuPerRequest));
+    const base = median(results[baseline].map((r) => r.cpuPerRequest));
     console.log(`\nExtension points: GET /books (median of ${rounds} rounds of ${seconds}s)\n`);
     table([
       ['variant', 'req/s', 'CPU µs/req', 'vs bare'],

@@ -9,9 +9,10 @@ import { parseScrape, sample } from './helpers/prometheus.js';
 const adminToken = 'operations-admin-token-0123456789';
 const metricsToken = 'operations-metrics-token-0123456789';
 
-async function start(env: Record<string, string> = {}) {
+async function start(env: Record<string, string> = {}, args: string[] = []) {
   const server = await startBinary(berthBin, {
     cwd: tempDir(),
+    args,
     env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken, BERTH_MODE: 'release', ...env },
   });
   onTestFinished(async () => {
@@ -210,4 +211,24 @@ describe('metrics: GET /metrics', () => {
     });
     expect(response.status).toBe(404);
   });
+
+  it('with --workers 2, the primary answers for every worker (aggregated)', async () => {
+    const server = await start({}, ['--workers', '2']);
+    const before = await scrape(server.url);
+    // New connections go round robin: each worker answers some of them.
+    const pids = new Set<number>();
+    for (let i = 0; i < 10; i++) {
+      const response = await fetch(`${server.url}/admin/overview`, {
+        headers: { authorization: `Bearer ${adminToken}`, connection: 'close' },
+      });
+      pids.add(((await response.json()) as { details: { pid: number } }).details.pid);
+    }
+    expect(pids.size).toBe(2);
+    const after = await scrape(server.url);
+    const overview = { route: '/admin/overview', method: 'GET', status: '200' };
+    expect(
+      sample(after, 'berth_http_requests_total', overview) -
+        sample(before, 'berth_http_requests_total', overview),
+    ).toBe(10);
+  }, 60_000);
 });

@@ -175,10 +175,13 @@ describe.each([
     expect(seen.unloadFailedLogged.code).toBe(0);
 
     expect(seen.clusterLoad.out).toMatch(new RegExp(`serving on http://localhost:${first}, ready \\(`));
-    expect(seen.clusterReload).toEqual({
-      code: 1,
-      out: `${name}: reload is not supported with --workers yet, so nothing changed: restart the service to apply new settings (\`service stop\`, then \`service load\`)`,
-    });
+    // With --workers, a reload replaces the workers one at a time and waits for readiness.
+    expect(seen.clusterReload.code).toBe(0);
+    expect(seen.clusterReload.out).toMatch(
+      new RegExp(
+        `^reloaded ${name}: listening on http://localhost:${first}; 2 workers replaced one at a time; .*; ready \\(GET /readyz answered 200\\)$`,
+      ),
+    );
     expect(seen.afterClusterReload).toBe(200);
     expect(seen.clusterUnload.code).toBe(0);
 

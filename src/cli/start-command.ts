@@ -2,30 +2,12 @@ import type { Command } from 'commander';
 import type { App } from '../core/index.js';
 import { startCluster } from '../node/cluster-primary.js';
 import { isClusterWorker } from '../node/cluster-worker.js';
-import { readServerState, removeServerState, writeServerState } from '../node/server-state.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
 import { recordStartFailure } from '../node/start-failure.js';
 import { exitCodes } from './exit-codes.js';
 
 type Running = Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>>;
-
-/** A `--workers` primary does not reload yet; it says so where `service reload` looks. */
-function refuseClusterReload(dataDir: string): void {
-  const state = readServerState(dataDir);
-  if (state?.pid !== process.pid) return;
-  writeServerState(dataDir, {
-    ...state,
-    reload: {
-      count: (state.reload?.count ?? 0) + 1,
-      at: new Date().toISOString(),
-      ok: false,
-      message:
-        'reload is not supported with --workers yet, so nothing changed: restart the service to apply new settings (`service stop`, then `service load`)',
-      needsRestart: true,
-    },
-  });
-}
 
 /** `<binary> start`: serves the app until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads. */
 export function addStartCommand(program: Command, app: App): void {
@@ -58,13 +40,9 @@ export function addStartCommand(program: Command, app: App): void {
         const running = server;
         if (signal === 'SIGHUP') {
           if (stopping) return;
-          if ('reload' in running) {
-            // `service reload` (ExecReload) sends SIGHUP: re-read .env and the config, keep serving.
-            running.logger.info({ signal }, 'SIGHUP received: reloading .env and the config');
-            void running.reload();
-          } else if (settings) {
-            refuseClusterReload(settings.dataDir.value);
-          }
+          // `service reload` (ExecReload) sends SIGHUP: re-read .env and the config, keep serving.
+          running.logger.info({ signal }, 'SIGHUP received: reloading .env and the config');
+          void running.reload();
           return;
         }
         if (stopping) {
@@ -74,10 +52,7 @@ export function addStartCommand(program: Command, app: App): void {
         stopping = true;
         running.logger.info({ signal }, `${signal} received`);
         running.close().then(
-          () => {
-            if (clustered && settings) removeServerState(settings.dataDir.value, process.pid);
-            process.exit(exitCodes.ok);
-          },
+          () => process.exit(exitCodes.ok),
           (error: unknown) => {
             running.logger.error({ err: error }, 'shutdown failed');
             process.exit(exitCodes.failure);
@@ -95,14 +70,6 @@ export function addStartCommand(program: Command, app: App): void {
         // `service load` reads this to say why the service did not come up.
         if (settings) recordStartFailure(settings.dataDir.value, (error as Error).message);
         throw error;
-      }
-      if (clustered && settings) {
-        writeServerState(settings.dataDir.value, {
-          pid: process.pid,
-          port: server.port,
-          url: `http://localhost:${server.port}`,
-          startedAt: new Date().toISOString(),
-        });
       }
       for (const signal of pending.splice(0)) onSignal(signal);
     });

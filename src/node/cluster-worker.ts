@@ -23,6 +23,7 @@ export function serveAsWorker(
   server: Server,
   realtime: { instance: NodeRealtime; path: string } | undefined,
   shutdown: () => Promise<void>,
+  retire: () => Promise<void>,
 ): void {
   const engine = realtime ? realtime.instance.io.engine : new EventEmitter();
   const before = new Set(server.listeners('request'));
@@ -36,8 +37,9 @@ export function serveAsWorker(
     if (prefix && request.url?.startsWith(prefix)) response.setHeader('Connection', 'close');
   });
   process.on('message', (message: { type?: string }) => {
-    if (message?.type !== clusterMessages.shutdown) return;
-    shutdown().then(
+    if (message?.type !== clusterMessages.shutdown && message?.type !== clusterMessages.retire) return;
+    // A reload retires this worker once its replacement serves: it drains, then exits like a shutdown.
+    (message.type === clusterMessages.retire ? retire : shutdown)().then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -250,7 +250,11 @@ export function createNodeMetrics(options: {
   const scrape = cluster.isWorker
     ? askPrimary
     : async () => ({ contentType: registry.contentType, body: await registry.metrics() });
-  if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
+  if (cluster.isWorker) {
+    // The primary asks each worker for this registry; making an aggregator is what starts answering it.
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  }
   return {
     observe,
     registry,

@@ -38,7 +38,7 @@ export interface ReloadContext {
 }
 
 /** The summary of a reload in one line: what it applied, what waits for a restart. */
-function summarize(changes: ReturnType<typeof settingChanges>): string {
+export function summarize(changes: ReturnType<typeof settingChanges>): string {
   const applied = changes.filter((change) => change.live);
   const waiting = changes.filter((change) => !change.live);
   return [

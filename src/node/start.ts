@@ -6,7 +6,7 @@ import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker
 import { HttpListener, listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
 import { resolveAppModuleSettings } from './module-settings.js';
-import { createReload, type Serving } from './reload.js';
+import { createReload, retireGrace, type Serving } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { realtimeSettingsOf } from './setting-table.js';
 import type { Settings, StartFlags } from './settings.js';
@@ -136,6 +136,13 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       listener.server,
       realtime && realtimePath ? { instance: realtime, path: realtimePath } : undefined,
       close,
+      // Its replacement serves already: answer what comes on open connections for a moment, closing each, then stop.
+      async () => {
+        lifecycle.draining = true;
+        logger.info({ pid: process.pid }, `worker ${process.pid} retiring: its replacement serves`);
+        await listener.retire(retireGrace, settings.shutdownTimeout.value);
+        await close();
+      },
     );
     logger.info({ pid: process.pid }, `worker ${process.pid} ready`);
     return {
