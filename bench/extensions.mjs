@@ -23,13 +23,20 @@ const variants = {
   '+ books listed under a rule in code': { BENCH_VARIANT: 'rule' },
 };
 
+/** `BENCH_ONLY=metrics`: the baseline and the variants whose name holds one of these words. */
+const only = process.env.BENCH_ONLY?.split(',');
+const chosen = Object.keys(variants).filter(
+  (name) => !only || name === baseline || only.some((word) => name.includes(word)),
+);
+
 export async function benchExtensions() {
   const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-extensions-'));
   try {
     const env = { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789' };
     const results = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const [name, extra] of Object.entries(variants)) {
+      for (const name of chosen) {
+        const extra = variants[name];
         const port = await freePort();
         const server = await startPinned(0, script, ['start'], { ...env, ...extra, PORT: String(port) }, cwd);
         try {
@@ -47,7 +54,7 @@ export async function benchExtensions() {
     console.log(`\nExtension points: GET /books (median of ${rounds} rounds of ${seconds}s)\n`);
     table([
       ['variant', 'req/s', 'CPU µs/req', 'vs bare'],
-      ...Object.keys(variants).map((name) => {
+      ...chosen.map((name) => {
         const cpu = median(results[name].map((r) => r.cpuPerRequest));
         return [
           name,
