@@ -6,6 +6,7 @@ import { SettingError } from '../node/setting-error.js';
 import { ServiceError } from '../service/service-error.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
+import { addBackupCommand, addRestoreCommand } from './backup-commands.js';
 import { addServiceCommand } from './service-command.js';
 import { addStartCommand } from './start-command.js';
 import { addTokenCommand } from './token-command.js';
@@ -53,6 +54,8 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
   addStartCommand(program, app);
   addServiceCommand(program, app);
   addTokenCommand(program, app);
+  addBackupCommand(program, app);
+  addRestoreCommand(program, app);
   options.extend?.(program);
   const override = (command: Command): void => {
     command.exitOverride();

@@ -286,6 +286,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       },
       ...(driver.stats ? { stats: () => driver.stats!() } : {}),
       ...(driver.ping ? { ping: () => driver.ping!() } : {}),
+      ...(driver.backup ? { backup: (file, onProgress) => driver.backup!(file, onProgress) } : {}),
       close: () => driver.close(),
     };
   };

@@ -44,6 +44,8 @@ export {
   type RuntimeInfo,
   type Lifecycle,
   type MetricsEndpoint,
+  type BackupEntry,
+  type Backups,
   type RouteDocs,
   type AdminReports,
   type RealtimeBridge,
@@ -129,6 +131,7 @@ export type {
   StorageDriver,
   StorageStats,
   Transaction,
+  BackupProgress,
 } from './storage.js';
 export {
   collectionHooks,

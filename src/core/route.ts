@@ -95,6 +95,31 @@ export interface AppServices {
   lifecycle?: Lifecycle;
   /** What `GET /metrics` answers; only runtimes that keep metrics have it. */
   metrics?: MetricsEndpoint;
+  /** Backups of the database, for the admin API; only runtimes that make them have it. */
+  backups?: Backups;
+}
+
+/** One backup file. */
+export interface BackupEntry {
+  name: string;
+  bytes: number;
+  createdAt: string;
+  /** Made by the schedule (and pruned by it), not by hand. */
+  scheduled: boolean;
+}
+
+/** The backups a runtime makes and keeps. */
+export interface Backups {
+  list(): Promise<{
+    directory: string;
+    backups: BackupEntry[];
+    schedule: { every: string | null; keep: number };
+    lastFailure: { at: string; message: string } | null;
+  }>;
+  /** Makes one now (a name the list then shows). */
+  make(): Promise<BackupEntry>;
+  /** The bytes of one, or undefined when no backup has this name. */
+  open(name: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number } | undefined>;
 }
 
 /** What a runtime that keeps metrics gives `GET /metrics`. */

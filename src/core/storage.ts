@@ -82,6 +82,9 @@ export interface StorageStats {
   pool?: { total: number; idle: number; waiting: number };
 }
 
+/** Told how far a backup is: pages copied of the database's pages. */
+export type BackupProgress = (copied: number, total: number) => void;
+
 /**
  * A storage driver: SQLite, PostgreSQL or IndexedDB. The data layer
  * (`createDataStore`) turns it into the `Storage` modules use.
@@ -104,6 +107,11 @@ export interface StorageDriver extends DriverScope {
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
+  /**
+   * Writes a consistent copy of the database to `file` while it keeps
+   * serving (SQLite's online backup); drivers that cannot leave it out.
+   */
+  backup?(file: string, onProgress?: BackupProgress): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -146,5 +154,10 @@ export interface Storage extends Transaction {
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
+  /**
+   * Writes a consistent copy of the database to `file` while it keeps
+   * serving (SQLite's online backup); drivers that cannot leave it out.
+   */
+  backup?(file: string, onProgress?: BackupProgress): Promise<void>;
   close(): Promise<void>;
 }

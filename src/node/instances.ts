@@ -9,6 +9,8 @@ import {
 } from '../core/index.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
+import { serverBackups } from './backups.js';
+import { isClusterWorker } from './cluster-worker.js';
 import { createNodeMetrics } from './metrics.js';
 import type { Booted } from './boot.js';
 import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
@@ -42,6 +44,15 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
   const metrics = settings.metrics.value
     ? createNodeMetrics({ storage, monitor: realtime?.monitor, token: () => metricsToken })
     : undefined;
+  // Scheduled backups in one process only: a `--workers` worker makes them on demand, never on a schedule.
+  const backups = serverBackups({
+    storage,
+    dataDir: settings.dataDir.value,
+    databaseUrl: settings.databaseUrl.value,
+    interval: isClusterWorker() ? 0 : settings.backupInterval.value,
+    keep: settings.backupKeep.value,
+    logger,
+  });
   const adminReports = {
     service: serviceReport(runtime),
     ...(realtime
@@ -97,6 +108,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
         ...(adminTokenHash ? { adminTokenHash } : {}),
         logRequest: logAndCount,
         lifecycle,
+        backups,
         ...(metrics ? { metrics: metrics.endpoint } : {}),
       },
       { cwd: current.cwd, dataDir: settings.dataDir.value },
@@ -108,6 +120,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     lifecycle,
     close: async () => {
       metrics?.stop();
+      backups.stop();
       await redis?.close();
     },
   };

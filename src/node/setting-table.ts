@@ -71,6 +71,23 @@ function wholeNumber(min: number, unit: string) {
   };
 }
 
+const durationUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `6h`, `1d` (or `90s`) in ms; `0` or `off` is 0 (none). */
+function duration(unit: string) {
+  return (raw: string, source: string): number => {
+    const text = raw.trim().toLowerCase();
+    if (text === '0' || text === 'off' || text === '') return 0;
+    const match = /^(\d+)\s*([smhd])$/.exec(text);
+    if (!match || Number(match[1]) === 0) {
+      throw new SettingError(
+        `invalid ${unit} "${raw}" from ${source}: use a number with s, m, h or d (\`30m\`, \`6h\`, \`1d\`), or off`,
+      );
+    }
+    return Number(match[1]) * durationUnits[match[2]!]!;
+  };
+}
+
 function yesOrNo(unit: string) {
   return (raw: string, source: string): boolean => {
     const text = raw.trim().toLowerCase();
@@ -281,6 +298,29 @@ export const settingTable = {
     description:
       'a token that may read `GET /metrics` (and nothing else), for a scraper; the admin token may too',
     shownDefault: 'none',
+  }),
+  backupInterval: setting<number>({
+    label: 'backup interval',
+    variable: 'BERTH_BACKUP_INTERVAL',
+    key: 'backupInterval',
+    config: z.string(),
+    fallback: 0,
+    parse: duration('backup interval'),
+    fromConfig: (value, source) => duration('backup interval')(value as string, source),
+    live: false,
+    description:
+      'make a backup of the database this often (`30m`, `6h`, `1d`; `off` for none), into `data/backups` (single process; with `--workers`, run `berth backup` from cron)',
+    shownDefault: 'off',
+  }),
+  backupKeep: setting<number>({
+    label: 'backups kept',
+    variable: 'BERTH_BACKUP_KEEP',
+    key: 'backupKeep',
+    config: z.number().int().min(1),
+    fallback: 7,
+    parse: wholeNumber(1, 'number of backups to keep'),
+    live: false,
+    description: 'how many scheduled backups to keep (the oldest go first; backups made by hand stay)',
   }),
   logProbes: setting<boolean>({
     label: 'log probes',

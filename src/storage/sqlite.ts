@@ -58,6 +58,9 @@ export const sqliteDialect: SqlDialect = {
   },
 };
 
+/** Pages copied per step of an online backup: the event loop runs between steps. */
+const backupStep = 1000;
+
 /**
  * Opens (and creates) an SQLite database file in WAL mode. `:memory:` gives a
  * private in-memory database, handy for tests. A new file and its directory
@@ -161,6 +164,15 @@ export function openSqliteStorage(file: string): StorageDriver {
       }
     },
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
+    // SQLite's online backup on this connection: writes it makes meanwhile are in the copy too.
+    async backup(target, onProgress) {
+      await db.backup(target, {
+        progress({ totalPages, remainingPages }) {
+          onProgress?.(totalPages - remainingPages, totalPages);
+          return backupStep;
+        },
+      });
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,4 +1,5 @@
 import {
+  BerthError,
   describeAccess,
   defineModule,
   defineRoute,
@@ -6,6 +7,8 @@ import {
   operatorsOf,
   routeAuth,
   z,
+  type AppServices,
+  type Backups,
   type CollectionDefinition,
   type ModuleDefinition,
   type RegisteredRoute,
@@ -105,6 +108,33 @@ function describeCollection(collection: CollectionDefinition) {
   };
 }
 
+const BackupEntrySchema = z.object({
+  name: z.string(),
+  bytes: z.number().int(),
+  createdAt: z.string().describe('ISO 8601'),
+  scheduled: z.boolean().describe('Made by the schedule (which keeps the newest few), not by hand'),
+});
+
+const BackupList = z.object({
+  directory: z.string(),
+  backups: z.array(BackupEntrySchema),
+  schedule: z.object({
+    every: z.string().nullable().describe('`6h`, `1d`, …; null when there is no schedule'),
+    keep: z.number().int(),
+  }),
+  lastFailure: z.object({ at: z.string(), message: z.string() }).nullable(),
+});
+
+/** The runtime's backups, or a 404 that says this runtime makes none. */
+function backupsOf(services: AppServices): Backups {
+  if (!services.backups) {
+    throw new BerthError('BERTH_NOT_FOUND', 'this runtime makes no backups', {
+      hint: 'Backups are made by the Node server (`berth start`, `berth backup`), not in the page.',
+    });
+  }
+  return services.backups;
+}
+
 const Report = z
   .object({ available: z.boolean(), message: z.string().optional() })
   .catchall(z.unknown())
@@ -193,6 +223,70 @@ export function createAdminModule(
             available: false,
             message: 'This server keeps no metrics (BERTH_METRICS=false, or a runtime without them).',
           },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/admin/backups',
+        auth: 'admin',
+        summary: 'The backups of the database',
+        description:
+          'Newest first, with the schedule (`BERTH_BACKUP_INTERVAL`, `BERTH_BACKUP_KEEP`) and the last scheduled backup that failed, if the latest did.',
+        response: BackupList,
+        docs: { responses: { '404': { description: 'This runtime makes no backups.', problem: true } } },
+        handler: ({ services }) => backupsOf(services).list(),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/admin/backups',
+        auth: 'admin',
+        status: 201,
+        summary: 'Make a backup now',
+        description:
+          'A consistent copy made while the server serves (SQLite’s online backup, or `pg_dump` with PostgreSQL), into the data directory’s `backups`.',
+        response: BackupEntrySchema,
+        docs: {
+          responses: {
+            '404': { description: 'This runtime makes no backups.', problem: true },
+            '503': { description: 'The backup failed; the detail says why.', problem: true },
+          },
+        },
+        async handler({ services }) {
+          try {
+            return await backupsOf(services).make();
+          } catch (error) {
+            if (error instanceof BerthError) throw error;
+            throw new BerthError('BERTH_UNAVAILABLE', `the backup failed: ${(error as Error).message}`, {
+              cause: error,
+            });
+          }
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/admin/backups/:name',
+        auth: 'admin',
+        batchable: false,
+        summary: 'Download a backup',
+        params: z.object({ name: z.string().describe('A name from GET /admin/backups') }),
+        docs: {
+          successContent: { type: 'application/octet-stream', description: 'The backup file' },
+          responses: { '404': { description: 'No backup has this name.', problem: true } },
+        },
+        async handler({ services, params }) {
+          const found = await backupsOf(services).open(params.name);
+          if (!found) {
+            throw new BerthError('BERTH_NOT_FOUND', `no backup is named "${params.name}"`, {
+              hint: 'GET /admin/backups lists the names.',
+            });
+          }
+          return new Response(found.body, {
+            headers: {
+              'content-type': 'application/octet-stream',
+              'content-length': String(found.bytes),
+              'content-disposition': `attachment; filename="${params.name}"`,
+            },
+          });
+        },
       }),
       defineRoute({
         method: 'GET',

@@ -1,4 +1,5 @@
 import type {
+  BackupProgress,
   CollectionDefinition,
   DriverRepository,
   DriverScope,
@@ -25,6 +26,8 @@ export interface SqlEngine {
     options?: { migration?: boolean },
   ): Promise<R>;
   stats(): StorageStats;
+  /** An online copy of the database to a file (SQLite). */
+  backup?(file: string, onProgress?: BackupProgress): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
         translate(engine.dialect, 'storage', error);
       }
     },
+    ...(engine.backup ? { backup: engine.backup } : {}),
     close: () => engine.close(),
   };
 }

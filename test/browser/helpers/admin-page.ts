@@ -30,11 +30,11 @@ export interface AdminSession {
  */
 export async function openAdmin(
   browser: Browser,
-  options: { bin?: string; timezoneId?: string } = {},
+  options: { bin?: string; timezoneId?: string; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<AdminSession> {
   const server = await startBinary(options.bin ?? berthBin, {
-    cwd: tempDir(),
-    env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken },
+    cwd: options.cwd ?? tempDir(),
+    env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken, ...options.env },
   });
   const context = await browser.newContext(options.timezoneId ? { timezoneId: options.timezoneId } : {});
   onTestFinished(() => context.close());

@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { Backups } from './backups.js';
 import { LoadCharts } from './load-charts.js';
 import { Failure, Loading, Scroll } from './shared.js';
 
@@ -76,6 +77,7 @@ export function OverviewPage() {
         ))}
       </dl>
       <LoadCharts />
+      <Backups />
       <h3>Routes ({data.routes.length})</h3>
       <Scroll>
         <table class="routes">

@@ -1,0 +1,176 @@
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Command } from 'commander';
+import type { App } from '../core/index.js';
+import { backupsDirOf, newBackupName, pgDump, progressLines } from '../node/backups.js';
+import { sqliteFileName } from '../node/open-storage.js';
+import { readServerState } from '../node/server-state.js';
+import { resolveSettings, type Settings } from '../node/settings.js';
+import { CommandError } from './command-error.js';
+
+const settingsOf = (app: App, config: string | undefined): Settings =>
+  resolveSettings({ cwd: process.cwd(), flags: config ? { config } : {}, processEnv: process.env, app });
+
+/** A target that is free: a backup never overwrites a file. */
+function freeTarget(file: string): string {
+  if (existsSync(file)) {
+    throw new CommandError(
+      `${file} already exists, so nothing was written: choose another name or move it away`,
+    );
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return file;
+}
+
+/**
+ * `<binary> backup [FILE]`: a consistent copy of the database, made while a
+ * server may be writing: SQLite's online backup API on a connection of its
+ * own, or `pg_dump` with PostgreSQL. Prints where it went.
+ */
+export function addBackupCommand(program: Command, app: App): void {
+  program
+    .command('backup [file]')
+    .description(
+      'write a consistent copy of the database (a server may keep serving) to FILE or data/backups/',
+    )
+    .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
+    .action(async (file: string | undefined, flags: { config?: string }) => {
+      const settings = settingsOf(app, flags.config);
+      const dir = backupsDirOf(settings.dataDir.value);
+      const url = settings.databaseUrl.value;
+      if (url) {
+        const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('dump')));
+        try {
+          await pgDump(url, target);
+        } catch (error) {
+          throw new CommandError((error as Error).message, { cause: error });
+        }
+        return done(target, 'the PostgreSQL database (pg_dump, custom format; restore with pg_restore)');
+      }
+      const database = join(settings.dataDir.value, sqliteFileName);
+      if (!existsSync(database)) {
+        throw new CommandError(
+          `there is no database at ${database} yet: \`${app.name} start\` creates it (or run this where the project’s data directory is)`,
+        );
+      }
+      const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('sqlite')));
+      const partial = `${target}.partial`;
+      const source = new Database(database, { readonly: true, fileMustExist: true });
+      try {
+        await source.backup(partial, {
+          progress: (() => {
+            const report = progressLines((line) => process.stderr.write(`${line}\n`));
+            return ({ totalPages, remainingPages }: { totalPages: number; remainingPages: number }) => {
+              report(totalPages - remainingPages, totalPages);
+              return 1000;
+            };
+          })(),
+        });
+        renameSync(partial, target);
+      } catch (error) {
+        rmSync(partial, { force: true });
+        throw new CommandError(`the backup of ${database} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      } finally {
+        source.close();
+      }
+      done(target, database);
+    });
+}
+
+function done(target: string, what: string): void {
+  process.stdout.write(`backed up ${what} to ${target} (${statSync(target).size} bytes)\n`);
+}
+
+/** Whether a process with this pid runs (one we may not signal runs too). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged. */
+function checkBackup(file: string): void {
+  if (!existsSync(file)) throw new CommandError(`there is no file ${file}: give the path of a backup`);
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const found = db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'berth_migrations'")
+      .get() as { n: number };
+    if (found.n === 0) {
+      throw new CommandError(
+        `${file} is an SQLite database, but not one of Berth’s (it has no berth_migrations table), so nothing was changed: give a file made by \`backup\``,
+      );
+    }
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') {
+      throw new CommandError(`${file} is damaged (quick_check: ${String(check)}), so nothing was changed`);
+    }
+  } catch (error) {
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(
+      `${file} is not an SQLite database (${(error as Error).message}), so nothing was changed: give a file made by \`backup\``,
+      { cause: error },
+    );
+  } finally {
+    db?.close();
+  }
+}
+
+/** `berth.sqlite` → `berth.sqlite.before-restore` (a time is added when that exists already). */
+function asideName(database: string): string {
+  const plain = `${database}.before-restore`;
+  return existsSync(plain) ? `${plain}-${new Date().toISOString().replace(/[:.]/g, '-')}` : plain;
+}
+
+/**
+ * `<binary> restore FILE`: puts a backup in place of the embedded database,
+ * keeping the current one aside. Refuses while a server uses the data
+ * directory, and anything that is not a Berth SQLite database.
+ */
+export function addRestoreCommand(program: Command, app: App): void {
+  program
+    .command('restore <file>')
+    .description(
+      'put a backup in place of the database (the server must be stopped); the current one is kept aside',
+    )
+    .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
+    .action((file: string, flags: { config?: string }) => {
+      const settings = settingsOf(app, flags.config);
+      if (settings.databaseUrl.value) {
+        throw new CommandError(
+          `restore puts back the embedded SQLite database, but this project uses PostgreSQL (${settings.databaseUrl.source}): restore a dump with pg_restore --clean --if-exists --dbname="$DATABASE_URL" ${file}`,
+        );
+      }
+      const source = resolve(file);
+      checkBackup(source);
+      const dataDir = settings.dataDir.value;
+      const running = readServerState(dataDir);
+      if (running && alive(running.pid)) {
+        throw new CommandError(
+          `a server (pid ${running.pid}, ${running.url}) is using ${dataDir}, so nothing was changed: stop it first (\`${app.name} service stop\` for a service, or \`kill ${running.pid}\`), then restore`,
+        );
+      }
+      const database = join(dataDir, sqliteFileName);
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      let aside: string | undefined;
+      if (existsSync(database)) {
+        aside = asideName(database);
+        // Its -wal may hold the latest writes: it goes aside with it, under the name SQLite looks for.
+        for (const suffix of ['', '-wal', '-shm']) {
+          if (existsSync(`${database}${suffix}`)) renameSync(`${database}${suffix}`, `${aside}${suffix}`);
+        }
+      }
+      copyFileSync(source, database);
+      chmodSync(database, 0o600);
+      process.stdout.write(
+        `restored ${source} into ${database}${aside ? `; the database before it is kept as ${aside}` : ''}\n`,
+      );
+    });
+}

@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/index.js';
+
+/** Where backups go: `<data dir>/backups`. */
+export const backupsDirOf = (dataDir: string): string => join(dataDir, 'backups');
+
+/** `2026-11-24T16-45-00-123Z.sqlite`; scheduled ones start with `auto-`. Sortable, safe in any file system. */
+export const backupNamePattern = /^(auto-)?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.(sqlite|dump)$/;
+
+export function newBackupName(kind: 'sqlite' | 'dump', scheduled = false, now = new Date()): string {
+  return `${scheduled ? 'auto-' : ''}${now.toISOString().replace(/[:.]/g, '-')}.${kind}`;
+}
+
+/** The backups in a directory, newest first. */
+export function listBackupFiles(dir: string): BackupEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => backupNamePattern.test(name))
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return {
+        name,
+        bytes: stat.size,
+        createdAt: stat.mtime.toISOString(),
+        scheduled: name.startsWith('auto-'),
+      };
+    })
+    .sort((a, b) => (a.name.replace(/^auto-/, '') < b.name.replace(/^auto-/, '') ? 1 : -1));
+}
+
+/** A progress line every 10 % for a database of more than `large` pages (4 MiB of 4 KiB pages). */
+export function progressLines(write: (line: string) => void, large = 1000): BackupProgress {
+  let shown = -1;
+  return (copied, total) => {
+    if (total <= large) return;
+    const tenth = Math.floor((copied / total) * 10);
+    if (tenth > shown) {
+      shown = tenth;
+      write(`backing up: ${tenth * 10} % (${copied} of ${total} pages)`);
+    }
+  };
+}
+
+/** Thrown when `pg_dump` is not on this machine: the message says what to run instead. */
+export class MissingPgDump extends Error {}
+
+/**
+ * `pg_dump --format=custom` of a PostgreSQL database into `file` (restore
+ * it with `pg_restore --clean --dbname=...`). Rejects with its stderr when
+ * it fails, or with `MissingPgDump` when it is not installed.
+ */
+export function pgDump(url: string, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${url}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new MissingPgDump(
+              `pg_dump is not on this machine (PATH): install PostgreSQL’s client tools (Debian: apt-get install postgresql-client), or run elsewhere: pg_dump --format=custom --file=${file} "$DATABASE_URL"`,
+            )
+          : error,
+      ),
+    );
+    child.on('close', (code) => {
+      if (code === 0) return resolve();
+      rmSync(file, { force: true });
+      reject(new Error(`pg_dump failed (exit ${code}): ${stderr.trim() || 'no message'}`));
+    });
+  });
+}
+
+/** Writes one backup of a running server's storage into `dir`; the file appears whole or not at all. */
+async function backupInto(
+  dir: string,
+  storage: Storage,
+  databaseUrl: string | undefined,
+  scheduled: boolean,
+): Promise<BackupEntry> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const name = newBackupName(databaseUrl ? 'dump' : 'sqlite', scheduled);
+  const file = join(dir, name);
+  const partial = `${file}.partial`;
+  try {
+    if (databaseUrl) await pgDump(databaseUrl, partial);
+    else if (storage.backup) await storage.backup(partial);
+    else throw new Error(`the ${storage.driver} storage cannot make backups`);
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+  return listBackupFiles(dir).find((entry) => entry.name === name)!;
+}
+
+const every = (ms: number): string =>
+  ms % 86_400_000 === 0
+    ? `${ms / 86_400_000}d`
+    : ms % 3_600_000 === 0
+      ? `${ms / 3_600_000}h`
+      : ms % 60_000 === 0
+        ? `${ms / 60_000}m`
+        : `${ms / 1000}s`;
+
+/**
+ * The backups of a running server: made on demand (the admin API) and,
+ * with an interval, on a schedule that keeps the newest `keep` scheduled
+ * ones. A failed scheduled backup is logged as an error and remembered for
+ * the admin UI until one succeeds.
+ */
+export function serverBackups(options: {
+  storage: Storage;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  interval: number;
+  keep: number;
+  logger: Logger;
+}): Backups & { stop(): void } {
+  const { storage, dataDir, databaseUrl, interval, keep, logger } = options;
+  const dir = backupsDirOf(dataDir);
+  let lastFailure: { at: string; message: string } | null = null;
+  const make = async (scheduled: boolean): Promise<BackupEntry> => {
+    const entry = await backupInto(dir, storage, databaseUrl, scheduled);
+    logger.info(
+      { backup: entry.name, bytes: entry.bytes },
+      `backup made: ${join(dir, entry.name)} (${entry.bytes} bytes)`,
+    );
+    return entry;
+  };
+  const prune = () => {
+    for (const old of listBackupFiles(dir)
+      .filter((entry) => entry.scheduled)
+      .slice(keep)) {
+      rmSync(join(dir, old.name), { force: true });
+      logger.info({ backup: old.name }, `backup removed: ${old.name} (keeping the newest ${keep})`);
+    }
+  };
+  let running = false;
+  const scheduled = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await make(true);
+      lastFailure = null;
+      prune();
+    } catch (error) {
+      lastFailure = { at: new Date().toISOString(), message: (error as Error).message };
+      logger.error({ err: error }, `scheduled backup failed: ${(error as Error).message}`);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = interval > 0 ? setInterval(() => void scheduled(), interval) : undefined;
+  timer?.unref();
+  if (interval > 0) {
+    logger.info(
+      { every: every(interval), keep },
+      `backups: every ${every(interval)} into ${dir}, keeping ${keep}`,
+    );
+  }
+  return {
+    async list() {
+      return {
+        directory: dir,
+        backups: listBackupFiles(dir),
+        schedule: { every: interval > 0 ? every(interval) : null, keep },
+        lastFailure,
+      };
+    },
+    make: () => make(false),
+    async open(name) {
+      if (!backupNamePattern.test(name)) return undefined;
+      const file = join(dir, name);
+      let bytes: number;
+      try {
+        bytes = statSync(file).size;
+      } catch {
+        return undefined;
+      }
+      return { body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>, bytes };
+    },
+    stop: () => clearInterval(timer),
+  };
+}
