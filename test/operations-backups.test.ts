@@ -1,32 +1,73 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createApp } from '../src/core/index.js';
 import { progressLines } from '../src/node/backups.js';
-import { berthBin, startBinary, tempDir } from './helpers/processes.js';
+import { instantiate } from './helpers/in-process.js';
+import { berthBin, bookshopBin, startBinary, tempDir } from './helpers/processes.js';
 import { privatePostgres } from './helpers/private-services.js';
 
 const token = 'backups-admin-token-0123456789';
 const auth = { authorization: `Bearer ${token}` };
 
-/** Runs a command of the real binary to its end (no PORT, BERTH_* or DATABASE_URL from this process). */
-function berth(cwd: string, args: string[], env: Record<string, string> = {}) {
+/** This process's environment without PORT, BERTH_*, DATABASE_URL or REDIS_URL, plus `env`. */
+function cleanEnv(env: Record<string, string>): Record<string, string> {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !/^(PORT|BERTH_|DATABASE_URL|REDIS_URL)/.test(key)),
   ) as Record<string, string>;
-  const result = spawnSync(process.execPath, [berthBin, ...args], {
-    cwd,
-    env: { ...clean, ...env },
-    encoding: 'utf8',
-  });
+  return { ...clean, ...env };
+}
+
+/** Runs a command of the real binary to its end (no PORT, BERTH_* or DATABASE_URL from this process). */
+function berth(cwd: string, args: string[], env: Record<string, string> = {}, bin = berthBin) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, env: cleanEnv(env), encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
-async function start(cwd = tempDir(), env: Record<string, string> = {}) {
+/** The same, without blocking this process: its HTTP clients keep writing meanwhile. */
+function berthAsync(cwd: string, args: string[]): Promise<ReturnType<typeof berth>> {
+  const child = spawn(process.execPath, [berthBin, ...args], { cwd, env: cleanEnv({}) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout: stdout.trim(), stderr: stderr.trim() })),
+  );
+}
+
+/** Four clients POST books until `stop()`; `answered` holds every id answered 201, in order. */
+function keepWriting(url: string) {
+  const answered: string[] = [];
+  let writing = true;
+  const writer = async (n: number) => {
+    for (let i = 0; writing; i++) {
+      const response = await fetch(`${url}/books`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Book ${n}-${i}`, author: 'Writer' }),
+      });
+      if (response.status === 201) answered.push(((await response.json()) as { id: string }).id);
+      else expect(response.status).toBe(201);
+    }
+  };
+  const writers = [1, 2, 3, 4].map(writer);
+  return {
+    answered,
+    stop: async () => {
+      writing = false;
+      await Promise.all(writers);
+    },
+  };
+}
+
+async function start(cwd = tempDir(), env: Record<string, string> = {}, args: string[] = []) {
   const server = await startBinary(berthBin, {
     cwd,
     env: { PORT: '0', BERTH_ADMIN_TOKEN: token, BERTH_MODE: 'release', ...env },
+    args,
   });
   onTestFinished(async () => {
     if (server.child.exitCode === null) server.child.kill('SIGTERM');
@@ -45,6 +86,17 @@ const bookIds = (file: string): Set<string> => {
   }
 };
 
+/** Writes one book through the API and answers its id. */
+const writeBook = async (server: Awaited<ReturnType<typeof start>>, title: string): Promise<string> => {
+  const response = await fetch(`${server.url}/books`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ title, author: 'Kept' }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: string }).id;
+};
+
 const stop = async (server: Awaited<ReturnType<typeof start>>) => {
   server.child.kill('SIGTERM');
   expect((await server.exited).code).toBe(0);
@@ -53,32 +105,19 @@ const stop = async (server: Awaited<ReturnType<typeof start>>) => {
 describe('backups and restore (the real binary)', () => {
   it('a backup taken during writes holds every write answered 201 before it started; restored into a fresh directory, they are all there', async () => {
     const server = await start();
-    const answered: string[] = [];
-    let writing = true;
-    const writer = async (n: number) => {
-      for (let i = 0; writing; i++) {
-        const response = await fetch(`${server.url}/books`, {
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ title: `Book ${n}-${i}`, author: 'Writer' }),
-        });
-        if (response.status === 201) answered.push(((await response.json()) as { id: string }).id);
-        else expect(response.status).toBe(201);
-      }
-    };
-    const writers = [1, 2, 3, 4].map(writer);
+    const writes = keepWriting(server.url);
     await new Promise((done) => setTimeout(done, 1000));
-    const before = [...answered];
+    const before = [...writes.answered];
     const backup = join(tempDir(), 'during.sqlite');
-    const made = berth(server.cwd, ['backup', backup]);
-    writing = false;
-    await Promise.all(writers);
+    const made = await berthAsync(server.cwd, ['backup', backup]);
+    const during = writes.answered.length - before.length;
+    await writes.stop();
     expect(made).toMatchObject({ code: 0 });
     expect(made.stdout).toMatch(
       new RegExp(`^backed up .*/data/berth\\.sqlite to ${backup} \\(\\d+ bytes\\)$`),
     );
     expect(before.length).toBeGreaterThan(20);
-    expect(answered.length).toBeGreaterThan(before.length); // writes went on during the backup
+    expect(during).toBeGreaterThan(0); // writes went on during the backup
 
     const fresh = tempDir();
     expect(berth(fresh, ['restore', backup])).toMatchObject({ code: 0 });
@@ -91,6 +130,29 @@ describe('backups and restore (the real binary)', () => {
     const ids = bookIds(join(fresh, 'data', 'berth.sqlite'));
     expect(before.filter((id) => !ids.has(id))).toEqual([]);
   });
+
+  it('a large database written to all along is still backed up (a copy SQLite restarts finishes in one read)', async () => {
+    const first = await start();
+    await stop(first);
+    const db = new Database(join(first.cwd, 'data', 'berth.sqlite'));
+    db.exec('CREATE TABLE ballast (bytes BLOB)');
+    const insert = db.prepare('INSERT INTO ballast VALUES (?)');
+    for (let i = 0; i < 24; i++) insert.run(Buffer.alloc(1024 * 1024, i));
+    db.close();
+    const server = await start(first.cwd);
+    const writes = keepWriting(server.url);
+    await new Promise((done) => setTimeout(done, 500));
+    const before = [...writes.answered];
+    const backup = join(tempDir(), 'large.sqlite');
+    const made = await berthAsync(server.cwd, ['backup', backup]);
+    const during = writes.answered.length - before.length;
+    await writes.stop();
+    expect(made.code).toBe(0);
+    expect(made.stderr).toMatch(/backing up: 100 % \((\d+) of \1 pages\)$/);
+    expect(during).toBeGreaterThan(0);
+    const ids = bookIds(backup);
+    expect(before.filter((id) => !ids.has(id))).toEqual([]);
+  }, 60_000);
 
   it('restore refuses while a server runs, and anything but a Berth database; the database it replaces is kept aside', async () => {
     const server = await start();
@@ -214,6 +276,62 @@ describe('backups and restore (the real binary)', () => {
     expect(readFileSync(join(failing, 'data', 'backups'), 'utf8')).toBe('in the way\n');
   });
 
+  it('nothing is lost: a database whose latest writes are only in its -wal goes aside with it, and restoring the aside file brings them back', async () => {
+    const server = await start();
+    const backup = join(tempDir(), 'early.sqlite');
+    expect(berth(server.cwd, ['backup', backup]).code).toBe(0);
+    expect(statSync(backup).mode & 0o777).toBe(0o600); // a backup holds what the database holds
+    const late = await writeBook(server, 'Only in the WAL');
+    // Killed: no checkpoint, so the late book is in berth.sqlite-wal only.
+    server.child.kill('SIGKILL');
+    await server.exited;
+    const database = join(server.cwd, 'data', 'berth.sqlite');
+    expect(existsSync(`${database}-wal`)).toBe(true);
+
+    const restored = berth(server.cwd, ['restore', backup]);
+    expect(restored.stdout).toBe(
+      `restored ${backup} into ${database}; the database before it is kept as ${database}.before-restore`,
+    );
+    expect(existsSync(`${database}.before-restore-wal`)).toBe(true);
+    expect(bookIds(database).has(late)).toBe(false);
+    expect(statSync(database).mode & 0o777).toBe(0o600);
+
+    // Undo: the aside file, read with its -wal, is restored whole.
+    const undone = berth(server.cwd, ['restore', `${database}.before-restore`]);
+    expect(undone.code).toBe(0);
+    expect(undone.stdout).toMatch(/kept as .*berth\.sqlite\.before-restore-\d{4}-\d\d-\d\dT[\d-]+Z$/);
+    expect(bookIds(database).has(late)).toBe(true);
+    const again = await start(server.cwd);
+    expect((await fetch(`${again.url}/books/${late}`)).status).toBe(200);
+  });
+
+  it('with --workers, the schedule is not used: each worker says so, in the log and in GET /admin/backups, and makes backups on demand', async () => {
+    const server = await start(tempDir(), { BERTH_BACKUP_INTERVAL: '1s' }, ['--workers', '2']);
+    const list = (await (await fetch(`${server.url}/admin/backups`, { headers: auth })).json()) as {
+      schedule: { every: string | null; note?: string };
+    };
+    expect(list.schedule.every).toBeNull();
+    expect(list.schedule.note).toMatch(/^scheduled backups run in a single process only, .*berth backup/);
+    const made = await fetch(`${server.url}/admin/backups`, { method: 'POST', headers: auth });
+    expect(made.status).toBe(201);
+    await new Promise((done) => setTimeout(done, 2500));
+    const dir = join(server.cwd, 'data', 'backups');
+    expect(readdirSync(dir).filter((name) => name.startsWith('auto-'))).toEqual([]);
+    expect(server.output()).toMatch(/"level":40,.*"msg":"scheduled backups run in a single process only/);
+  });
+
+  it('a runtime without backups (the browser) answers 404 with what to use instead', async () => {
+    const { request } = await instantiate(createApp({ name: 'no-backups', modules: [] }));
+    const listed = await request('/admin/backups', { admin: true });
+    expect(listed.status).toBe(404);
+    expect(await listed.json()).toMatchObject({
+      detail: 'this runtime makes no backups',
+      hint: 'Backups are made by the Node server (`berth start`, `berth backup`), not in the page.',
+    });
+    expect((await request('/admin/backups', { method: 'POST', admin: true })).status).toBe(404);
+    expect((await request('/admin/backups', { method: 'POST' })).status).toBe(401);
+  });
+
   it('with PostgreSQL: pg_dump when it is on the machine, else what to run', async () => {
     const postgres = await privatePostgres();
     const cwd = tempDir();
@@ -237,6 +355,35 @@ describe('backups and restore (the real binary)', () => {
     expect(berth(cwd, ['restore', dump], { DATABASE_URL: postgres.url }).stderr).toMatch(
       /pg_restore --clean/,
     );
+  });
+
+  it('a project’s binary has the same commands; a large database prints its progress on stderr, the result on stdout', async () => {
+    const cwd = tempDir();
+    expect(berth(cwd, ['backup'], {}, bookshopBin)).toMatchObject({
+      code: 1,
+      stderr: `bookshop: there is no database at ${join(cwd, 'data', 'berth.sqlite')} yet: \`bookshop start\` creates it (or run this where the project’s data directory is)`,
+    });
+    const server = await startBinary(bookshopBin, {
+      cwd,
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token, BERTH_MODE: 'release' },
+    });
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    const db = new Database(join(cwd, 'data', 'berth.sqlite'));
+    db.exec('CREATE TABLE ballast (bytes BLOB)');
+    db.prepare('INSERT INTO ballast VALUES (?)').run(Buffer.alloc(8 * 1024 * 1024, 7));
+    db.close();
+
+    const made = berth(cwd, ['backup'], {}, bookshopBin);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(
+      /^backed up .*\/data\/berth\.sqlite to .*\/data\/backups\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.sqlite \(\d+ bytes\)$/,
+    );
+    const lines = made.stderr.split('\n');
+    expect(lines[0]).toMatch(/^backing up: 0 % \(0 of \d+ pages\)$/);
+    expect(lines.at(-1)).toMatch(/^backing up: 100 % \((\d+) of \1 pages\)$/);
+    const [name] = readdirSync(join(cwd, 'data', 'backups'));
+    expect(statSync(join(cwd, 'data', 'backups', name!)).size).toBeGreaterThan(8 * 1024 * 1024);
   });
 
   it('a large database reports its progress every 10 %', () => {

@@ -1,16 +1,20 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { App } from '../core/index.js';
-import { backupsDirOf, newBackupName, pgDump, progressLines } from '../node/backups.js';
+import { backupsDirOf, copySqliteFile, newBackupName, pgDump, progressLines } from '../node/backups.js';
 import { sqliteFileName } from '../node/open-storage.js';
 import { readServerState } from '../node/server-state.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { CommandError } from './command-error.js';
 
+/** The settings as `start` resolves them (flags, environment, `.env`, config file). */
 const settingsOf = (app: App, config: string | undefined): Settings =>
   resolveSettings({ cwd: process.cwd(), flags: config ? { config } : {}, processEnv: process.env, app });
+
+/** Progress lines on stderr (every 10 % of a large database), so stdout stays the one result line. */
+const progressOnStderr = () => progressLines((line) => process.stderr.write(`${line}\n`));
 
 /** A target that is free: a backup never overwrites a file. */
 function freeTarget(file: string): string {
@@ -55,31 +59,19 @@ export function addBackupCommand(program: Command, app: App): void {
         );
       }
       const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('sqlite')));
-      const partial = `${target}.partial`;
-      const source = new Database(database, { readonly: true, fileMustExist: true });
       try {
-        await source.backup(partial, {
-          progress: (() => {
-            const report = progressLines((line) => process.stderr.write(`${line}\n`));
-            return ({ totalPages, remainingPages }: { totalPages: number; remainingPages: number }) => {
-              report(totalPages - remainingPages, totalPages);
-              return 1000;
-            };
-          })(),
-        });
-        renameSync(partial, target);
+        await copySqliteFile(database, target, progressOnStderr());
       } catch (error) {
-        rmSync(partial, { force: true });
-        throw new CommandError(`the backup of ${database} failed: ${(error as Error).message}`, {
-          cause: error,
-        });
-      } finally {
-        source.close();
+        throw new CommandError(
+          `the backup of ${database} failed, so nothing was written: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       done(target, database);
     });
 }
 
+/** Says where the backup went, and how big it is. */
 function done(target: string, what: string): void {
   process.stdout.write(`backed up ${what} to ${target} (${statSync(target).size} bytes)\n`);
 }
@@ -130,6 +122,19 @@ function asideName(database: string): string {
 }
 
 /**
+ * Moves the database aside with its -wal and -shm (the -wal may hold the
+ * latest writes), under names SQLite pairs again: `restore` of the aside
+ * file brings every write back. Returns the aside name.
+ */
+function moveAside(database: string): string {
+  const aside = asideName(database);
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (existsSync(`${database}${suffix}`)) renameSync(`${database}${suffix}`, `${aside}${suffix}`);
+  }
+  return aside;
+}
+
+/**
  * `<binary> restore FILE`: puts a backup in place of the embedded database,
  * keeping the current one aside. Refuses while a server uses the data
  * directory, and anything that is not a Berth SQLite database.
@@ -141,7 +146,7 @@ export function addRestoreCommand(program: Command, app: App): void {
       'put a backup in place of the database (the server must be stopped); the current one is kept aside',
     )
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
-    .action((file: string, flags: { config?: string }) => {
+    .action(async (file: string, flags: { config?: string }) => {
       const settings = settingsOf(app, flags.config);
       if (settings.databaseUrl.value) {
         throw new CommandError(
@@ -159,16 +164,18 @@ export function addRestoreCommand(program: Command, app: App): void {
       }
       const database = join(dataDir, sqliteFileName);
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      let aside: string | undefined;
-      if (existsSync(database)) {
-        aside = asideName(database);
-        // Its -wal may hold the latest writes: it goes aside with it, under the name SQLite looks for.
-        for (const suffix of ['', '-wal', '-shm']) {
-          if (existsSync(`${database}${suffix}`)) renameSync(`${database}${suffix}`, `${aside}${suffix}`);
-        }
+      // The backup is copied in full before anything is moved, so a failure changes nothing.
+      const incoming = `${database}.restoring`;
+      try {
+        await copySqliteFile(source, incoming, progressOnStderr());
+      } catch (error) {
+        throw new CommandError(
+          `${source} could not be read, so nothing was changed: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
-      copyFileSync(source, database);
-      chmodSync(database, 0o600);
+      const aside = existsSync(database) ? moveAside(database) : undefined;
+      renameSync(incoming, database);
       process.stdout.write(
         `restored ${source} into ${database}${aside ? `; the database before it is kept as ${aside}` : ''}\n`,
       );

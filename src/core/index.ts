@@ -33,6 +33,7 @@ export {
   type StaticAssets,
 } from './static-assets.js';
 export { defineModule, type ModuleDefinition } from './module.js';
+export type { BackupEntry, BackupList, BackupSchedule, Backups } from './backups.js';
 export {
   defineRoute,
   routesWith,
@@ -44,8 +45,6 @@ export {
   type RuntimeInfo,
   type Lifecycle,
   type MetricsEndpoint,
-  type BackupEntry,
-  type Backups,
   type RouteDocs,
   type AdminReports,
   type RealtimeBridge,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Access } from './access.js';
+import type { Backups } from './backups.js';
 import type { Caller, TokenCredential } from './caller.js';
 import type { EventBus } from './events.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -97,29 +98,6 @@ export interface AppServices {
   metrics?: MetricsEndpoint;
   /** Backups of the database, for the admin API; only runtimes that make them have it. */
   backups?: Backups;
-}
-
-/** One backup file. */
-export interface BackupEntry {
-  name: string;
-  bytes: number;
-  createdAt: string;
-  /** Made by the schedule (and pruned by it), not by hand. */
-  scheduled: boolean;
-}
-
-/** The backups a runtime makes and keeps. */
-export interface Backups {
-  list(): Promise<{
-    directory: string;
-    backups: BackupEntry[];
-    schedule: { every: string | null; keep: number };
-    lastFailure: { at: string; message: string } | null;
-  }>;
-  /** Makes one now (a name the list then shows). */
-  make(): Promise<BackupEntry>;
-  /** The bytes of one, or undefined when no backup has this name. */
-  open(name: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number } | undefined>;
 }
 
 /** What a runtime that keeps metrics gives `GET /metrics`. */

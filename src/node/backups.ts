@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import Database from 'better-sqlite3';
 import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/index.js';
 
 /** Where backups go: `<data dir>/backups`. */
@@ -10,6 +11,7 @@ export const backupsDirOf = (dataDir: string): string => join(dataDir, 'backups'
 /** `2026-11-24T16-45-00-123Z.sqlite`; scheduled ones start with `auto-`. Sortable, safe in any file system. */
 export const backupNamePattern = /^(auto-)?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.(sqlite|dump)$/;
 
+/** A new backup's name: its UTC time, `auto-` first when the schedule made it. */
 export function newBackupName(kind: 'sqlite' | 'dump', scheduled = false, now = new Date()): string {
   return `${scheduled ? 'auto-' : ''}${now.toISOString().replace(/[:.]/g, '-')}.${kind}`;
 }
@@ -49,6 +51,54 @@ export function progressLines(write: (line: string) => void, large = 1000): Back
   };
 }
 
+/** Pages copied per step of an online backup: the event loop runs between steps. */
+const backupStep = 1000;
+
+/** A step that copies every page left, in one read transaction. */
+const allPages = 0x7fffffff;
+
+/**
+ * A consistent copy of the SQLite database in `source` at `target`, made
+ * with SQLite's online backup API on a connection of its own (so a server
+ * may keep writing, and what only its -wal holds is copied too). The copy
+ * appears whole or not at all, readable by its owner only: it holds what
+ * the database holds.
+ */
+export async function copySqliteFile(
+  source: string,
+  target: string,
+  onProgress?: BackupProgress,
+): Promise<void> {
+  const partial = `${target}.partial`;
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  let pages = 0;
+  let copied = -1;
+  let step = backupStep;
+  try {
+    await db.backup(partial, {
+      progress({ totalPages, remainingPages }) {
+        // SQLite starts the copy again after another connection's write: a server writing all
+        // along would restart it forever, so the rest goes in one step (one read; WAL lets the
+        // server keep writing meanwhile).
+        if (totalPages - remainingPages <= copied) step = allPages;
+        copied = totalPages - remainingPages;
+        pages = totalPages;
+        onProgress?.(copied, totalPages);
+        return step;
+      },
+    });
+    // better-sqlite3 asks for no step after the last one: the end is told here.
+    if (pages > 0) onProgress?.(pages, pages);
+    chmodSync(partial, 0o600);
+    renameSync(partial, target);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
 /** Thrown when `pg_dump` is not on this machine: the message says what to run instead. */
 export class MissingPgDump extends Error {}
 
@@ -74,7 +124,10 @@ export function pgDump(url: string, file: string): Promise<void> {
       ),
     );
     child.on('close', (code) => {
-      if (code === 0) return resolve();
+      if (code === 0) {
+        chmodSync(file, 0o600); // a dump holds what the database holds
+        return resolve();
+      }
       rmSync(file, { force: true });
       reject(new Error(`pg_dump failed (exit ${code}): ${stderr.trim() || 'no message'}`));
     });
@@ -96,6 +149,7 @@ async function backupInto(
     if (databaseUrl) await pgDump(databaseUrl, partial);
     else if (storage.backup) await storage.backup(partial);
     else throw new Error(`the ${storage.driver} storage cannot make backups`);
+    chmodSync(partial, 0o600);
     renameSync(partial, file);
   } catch (error) {
     rmSync(partial, { force: true });
@@ -104,6 +158,7 @@ async function backupInto(
   return listBackupFiles(dir).find((entry) => entry.name === name)!;
 }
 
+/** An interval as the settings write it: `6h`, `1d`, `30m`, `90s`. */
 const every = (ms: number): string =>
   ms % 86_400_000 === 0
     ? `${ms / 86_400_000}d`
@@ -113,11 +168,17 @@ const every = (ms: number): string =>
         ? `${ms / 60_000}m`
         : `${ms / 1000}s`;
 
+/** Why a `--workers` worker makes no scheduled backups, said once when it starts and in the list. */
+const noScheduleInWorkers =
+  'scheduled backups run in a single process only, so BERTH_BACKUP_INTERVAL is not used with --workers: schedule `berth backup` from cron or a systemd timer instead (POST /admin/backups works on any worker)';
+
 /**
  * The backups of a running server: made on demand (the admin API) and,
  * with an interval, on a schedule that keeps the newest `keep` scheduled
  * ones. A failed scheduled backup is logged as an error and remembered for
- * the admin UI until one succeeds.
+ * the admin UI until one succeeds. Backups are made one at a time. A
+ * `--workers` worker never schedules (`inWorker`): every worker would, and
+ * the primary has no storage open.
  */
 export function serverBackups(options: {
   storage: Storage;
@@ -126,17 +187,25 @@ export function serverBackups(options: {
   interval: number;
   keep: number;
   logger: Logger;
-}): Backups & { stop(): void } {
-  const { storage, dataDir, databaseUrl, interval, keep, logger } = options;
+  inWorker?: boolean;
+}): Backups & { stop(): Promise<void> } {
+  const { storage, dataDir, databaseUrl, keep, logger } = options;
+  const interval = options.inWorker ? 0 : options.interval;
+  const note = options.inWorker && options.interval > 0 ? noScheduleInWorkers : undefined;
   const dir = backupsDirOf(dataDir);
   let lastFailure: { at: string; message: string } | null = null;
-  const make = async (scheduled: boolean): Promise<BackupEntry> => {
-    const entry = await backupInto(dir, storage, databaseUrl, scheduled);
-    logger.info(
-      { backup: entry.name, bytes: entry.bytes },
-      `backup made: ${join(dir, entry.name)} (${entry.bytes} bytes)`,
-    );
-    return entry;
+  let queue: Promise<unknown> = Promise.resolve();
+  const make = (scheduled: boolean): Promise<BackupEntry> => {
+    const made = queue.then(async () => {
+      const entry = await backupInto(dir, storage, databaseUrl, scheduled);
+      logger.info(
+        { backup: entry.name, bytes: entry.bytes },
+        `backup made: ${join(dir, entry.name)} (${entry.bytes} bytes)`,
+      );
+      return entry;
+    });
+    queue = made.catch(() => undefined);
+    return made;
   };
   const prune = () => {
     for (const old of listBackupFiles(dir)
@@ -169,12 +238,13 @@ export function serverBackups(options: {
       `backups: every ${every(interval)} into ${dir}, keeping ${keep}`,
     );
   }
+  if (note) logger.warn({ every: every(options.interval) }, note);
   return {
     async list() {
       return {
         directory: dir,
         backups: listBackupFiles(dir),
-        schedule: { every: interval > 0 ? every(interval) : null, keep },
+        schedule: { every: interval > 0 ? every(interval) : null, keep, ...(note ? { note } : {}) },
         lastFailure,
       };
     },
@@ -190,6 +260,10 @@ export function serverBackups(options: {
       }
       return { body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>, bytes };
     },
-    stop: () => clearInterval(timer),
+    // The schedule stops; a backup under way ends before the storage closes.
+    async stop() {
+      clearInterval(timer);
+      await queue;
+    },
   };
 }

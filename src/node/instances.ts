@@ -49,7 +49,8 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     storage,
     dataDir: settings.dataDir.value,
     databaseUrl: settings.databaseUrl.value,
-    interval: isClusterWorker() ? 0 : settings.backupInterval.value,
+    interval: settings.backupInterval.value,
+    inWorker: isClusterWorker(),
     keep: settings.backupKeep.value,
     logger,
   });
@@ -61,11 +62,12 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     ...(metrics ? { load: () => metrics.load() } : {}),
   };
   let logProbes = settings.logProbes.value;
+  let requestLog = settings.requestLog.value;
   const writeLine = logRequest ?? ((entry: RequestLogEntry) => logger.info(entry, 'request'));
-  // Without metrics and with probes unlogged at start, this is the one check a request pays.
+  // Without metrics and with probes unlogged at start, these are the checks a request pays.
   const logAndCount = (entry: RequestLogEntry): void => {
     metrics?.observe(entry);
-    if (!entry.probe || logProbes) writeLine(entry);
+    if (requestLog && (!entry.probe || logProbes)) writeLine(entry);
   };
   // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
   const redis = settings.redisUrl.value ? redisRateLimiter(settings.redisUrl.value, logger) : undefined;
@@ -74,6 +76,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
   const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
     metricsToken = current.metricsToken.value;
     logProbes = current.logProbes.value;
+    requestLog = current.requestLog.value;
     if (current !== settings) {
       const reloaded = reloadModuleSettings(app, moduleSettings, resolveAppModuleSettings(app, current));
       moduleSettings = reloaded.settings;
@@ -120,7 +123,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     lifecycle,
     close: async () => {
       metrics?.stop();
-      backups.stop();
+      await backups.stop();
       await redis?.close();
     },
   };

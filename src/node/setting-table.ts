@@ -322,6 +322,17 @@ export const settingTable = {
     live: false,
     description: 'how many scheduled backups to keep (the oldest go first; backups made by hand stay)',
   }),
+  requestLog: setting<boolean>({
+    label: 'request log',
+    variable: 'BERTH_REQUEST_LOG',
+    key: 'requestLog',
+    config: z.boolean(),
+    fallback: true,
+    parse: yesOrNo('request log'),
+    live: true,
+    description:
+      'write one log line per request (method, path, status, duration, request id); off, errors and warnings are still logged',
+  }),
   logProbes: setting<boolean>({
     label: 'log probes',
     variable: 'BERTH_LOG_PROBES',

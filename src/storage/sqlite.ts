@@ -61,6 +61,9 @@ export const sqliteDialect: SqlDialect = {
 /** Pages copied per step of an online backup: the event loop runs between steps. */
 const backupStep = 1000;
 
+/** A step that copies every page left, in one read transaction (WAL lets writers go on). */
+const allPages = 0x7fffffff;
+
 /**
  * Opens (and creates) an SQLite database file in WAL mode. `:memory:` gives a
  * private in-memory database, handy for tests. A new file and its directory
@@ -165,11 +168,16 @@ export function openSqliteStorage(file: string): StorageDriver {
     },
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
     // SQLite's online backup on this connection: writes it makes meanwhile are in the copy too.
+    // Another process's write (a `--workers` sibling) restarts the copy: then the rest goes in one step.
     async backup(target, onProgress) {
+      let copied = -1;
+      let step = backupStep;
       await db.backup(target, {
         progress({ totalPages, remainingPages }) {
-          onProgress?.(totalPages - remainingPages, totalPages);
-          return backupStep;
+          if (totalPages - remainingPages <= copied) step = allPages;
+          copied = totalPages - remainingPages;
+          onProgress?.(copied, totalPages);
+          return step;
         },
       });
     },

@@ -121,6 +121,10 @@ const BackupList = z.object({
   schedule: z.object({
     every: z.string().nullable().describe('`6h`, `1d`, …; null when there is no schedule'),
     keep: z.number().int(),
+    note: z
+      .string()
+      .optional()
+      .describe('Why an interval that is set makes no backups here (a `--workers` worker), and what to do'),
   }),
   lastFailure: z.object({ at: z.string(), message: z.string() }).nullable(),
 });

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, getToken } from '../api.js';
-import { Failure, Scroll } from './shared.js';
+import { Failure, Prose, Scroll, Unavailable } from './shared.js';
 
 interface Backup {
   name: string;
@@ -12,10 +12,11 @@ interface Backup {
 interface BackupList {
   directory: string;
   backups: Backup[];
-  schedule: { every: string | null; keep: number };
+  schedule: { every: string | null; keep: number; note?: string };
   lastFailure: { at: string; message: string } | null;
 }
 
+/** A byte count as people read it: B, KiB or MiB. */
 const size = (bytes: number): string =>
   bytes < 1024
     ? `${bytes} B`
@@ -55,6 +56,9 @@ export function Backups() {
     [],
   );
   useEffect(() => void load(), [load]);
+  // A runtime that makes no backups (the browser) says so with a 404: nothing to list, no alarm.
+  if (error instanceof ApiError && error.problem.status === 404)
+    return <Unavailable message={`No backups here: ${error.message}.`} />;
   if (error) return <Failure error={error} />;
   if (!list) return null;
 
@@ -80,6 +84,11 @@ export function Backups() {
           : 'No schedule (set BERTH_BACKUP_INTERVAL)'}
         , in <code>{list.directory}</code>.
       </p>
+      {list.schedule.note && (
+        <p class="hint">
+          <Prose text={list.schedule.note} />
+        </p>
+      )}
       {list.lastFailure && (
         <p role="alert" class="error">
           The scheduled backup of {new Date(list.lastFailure.at).toLocaleString()} failed:{' '}
