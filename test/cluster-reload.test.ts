@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createBalancer } from '../src/node/cluster-balancer.js';
 import { loadDuring } from './helpers/load-generator.js';
 import { berthBin, freePort, startBinary, tempDir, type RunningProcess } from './helpers/processes.js';
 
@@ -94,6 +95,7 @@ describe('reload with --workers (real processes, real sockets)', () => {
 
     expect(outcome).toMatchObject({ ok: true });
     expect(outcome.message).toMatch(/2 workers replaced one at a time; applied body limit 100000 → 1000/);
+    console.info(`under load during the reload: ${sent} requests, ${failures.length} failed`);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(500);
     const after = await workerPids(server.url);
@@ -118,6 +120,41 @@ describe('reload with --workers (real processes, real sockets)', () => {
     // The log says it too (a JSON line in release mode).
     await expect.poll(() => server.output()).toContain(JSON.stringify(outcome.message).slice(1, -1));
     expect(await workerPids(server.url)).toEqual(before);
+    expect((await fresh(`${server.url}/books`, { method: 'POST', body: bigBook })).status).toBe(201);
+  }, 60_000);
+
+  it('a new worker that does not start fails the reload and keeps the running workers', async () => {
+    const { cwd, server } = await startCluster('');
+    const before = await workerPids(server.url);
+    // The running workers keep their open database; a new worker finds a damaged file in its place and exits.
+    const database = join(cwd, 'data', 'berth.sqlite');
+    renameSync(database, `${database}.moved`);
+    writeFileSync(database, 'this is not a database\n');
+    writeFileSync(join(cwd, '.env'), 'BERTH_BODY_LIMIT=1000\n');
+    const outcome = await reload(cwd, server, 1);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.message).toMatch(
+      /reload failed after replacing 0 of 2 workers, keeping the others serving: a new worker did not start/,
+    );
+    expect(await workerPids(server.url)).toEqual(before);
+    expect(server.child.exitCode).toBeNull();
+    expect(server.output()).not.toMatch(/starting another|giving up/);
+  }, 90_000);
+
+  it('a setting only a restart applies is refused with --workers: the new workers would read it', async () => {
+    const { cwd, server } = await startCluster('');
+    const before = await workerPids(server.url);
+    writeFileSync(
+      join(cwd, '.env'),
+      'DATABASE_URL=postgres://berth@127.0.0.1:1/nothing\nBERTH_BODY_LIMIT=1000\n',
+    );
+    const outcome = await reload(cwd, server, 1);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.message).toMatch(
+      /^reload refused, keeping the running workers: DATABASE_URL .*; only a restart applies it with --workers: restart the server, or undo that change to reload the rest$/,
+    );
+    expect(await workerPids(server.url)).toEqual(before);
+    // Nothing else was applied either: the old body limit holds.
     expect((await fresh(`${server.url}/books`, { method: 'POST', body: bigBook })).status).toBe(201);
   }, 60_000);
 
@@ -154,4 +191,48 @@ describe('reload with --workers (real processes, real sockets)', () => {
       )
       .toBe('refused');
   }, 60_000);
+
+  it('a request whose body arrives after its head is relayed to a worker and answered; so are later ones on its connection', async () => {
+    const { server } = await startCluster('');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    onTestFinished(() => agent.destroy());
+    /** Sends the head, waits, then sends the body: the primary has only the head when it picks a worker. */
+    const slowPost = (chunked: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(`${server.url}/books`, {
+          agent,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            ...(chunked ? {} : { 'content-length': Buffer.byteLength(bigBook) }),
+          },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode!));
+        });
+        request.on('error', reject);
+        request.flushHeaders();
+        setTimeout(() => request.end(bigBook), 200);
+      });
+    const total = async () =>
+      ((await (await fetch(`${server.url}/books?limit=1`)).json()) as { total: number }).total;
+    const before = await total();
+    expect(await slowPost(false)).toBe(201);
+    expect(await slowPost(true)).toBe(201);
+    expect(await total()).toBe(before + 2);
+  }, 60_000);
+
+  it('with no worker serving, the balancer answers 503 with Retry-After and a problem document', async () => {
+    const server = createBalancer().open();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+    const { port } = server.address() as { port: number };
+    const response = await fetch(`http://127.0.0.1:${port}/books`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 503, code: 'BERTH_NOT_READY' });
+  });
 });

@@ -69,6 +69,8 @@ export function addStartCommand(program: Command, app: App): void {
       } catch (error) {
         // `service load` reads this to say why the service did not come up.
         if (settings) recordStartFailure(settings.dataDir.value, (error as Error).message);
+        // A worker's channel to its primary would keep it alive: let go, so it exits and the primary sees why.
+        if (worker) process.disconnect?.();
         throw error;
       }
       for (const signal of pending.splice(0)) onSignal(signal);

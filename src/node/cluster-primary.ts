@@ -1,10 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:net';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
-import { setupMaster as setupSticky } from '@socket.io/sticky';
 import type { App } from '../core/index.js';
 import { boot } from './boot.js';
-import { servingView } from './cluster-serving.js';
+import { createBalancer } from './cluster-balancer.js';
 import { listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
 import { answerMetricsForWorkers } from './metrics.js';
@@ -12,7 +11,7 @@ import { resolveAppModuleSettings } from './module-settings.js';
 import { retireGrace, summarize } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { SettingError } from './setting-error.js';
-import { settingChanges } from './settings-changes.js';
+import { reloadedSettings, settingChanges } from './settings-changes.js';
 import type { Settings, StartFlags } from './settings.js';
 
 /** Messages between the primary and its workers. */
@@ -65,11 +64,23 @@ function readyOf(worker: Worker, timeout: number): Promise<void> {
   });
 }
 
-/** A port that accepts connections and hands each to a serving worker. */
-function balancer(): Server {
-  const server = createServer();
-  setupSticky(server, { loadBalancingMethod: 'round-robin' });
-  return server;
+/**
+ * After a reload moved the cluster to a new port: the old port accepts for
+ * `retireGrace` ms more (clients move over), then stops accepting. What it
+ * accepted went to the workers being replaced, which close each connection
+ * after its response while they drain.
+ */
+function retirePort(server: Server, logger: NodeLogger): Promise<void> {
+  logger.info(
+    { retiring: server.address() },
+    `the previous port keeps accepting for ${retireGrace} ms, then closes; its connections close as their workers drain`,
+  );
+  return new Promise((done) =>
+    setTimeout(() => {
+      server.close();
+      done();
+    }, retireGrace),
+  );
 }
 
 /**
@@ -104,20 +115,28 @@ export async function startCluster(
   const dataDir = settings.dataDir.value;
   logger.info({ workers: count }, `cluster: ${count} workers (from ${settings.workers.source})`);
 
-  let server = balancer();
+  const balancer = createBalancer();
+  let server = balancer.open();
   if (!settings.redisUrl.value) setupClusterAdapter();
   if (settings.metrics.value) answerMetricsForWorkers();
-  // Sticky hands over the first bytes of each connection as a Buffer: that needs advanced serialization.
+  // The balancer hands over the first bytes of each connection as a Buffer: that needs advanced serialization.
   cluster.setupPrimary({ exec: options.argv[1]!, args: options.argv.slice(2), serialization: 'advanced' });
-  const serving = servingView();
 
   let stopping = false;
   /** Workers told to retire (or given up on): their exit is expected. */
   const leaving = new Set<number>();
   const crashes: number[] = [];
   const fork = (): Worker => cluster.fork({ [workerVariable]: '1' });
+  /** A worker that replaces a dead one takes connections once it is ready; one that never is, is killed (and replaced). */
+  const forkReplacement = (): void => {
+    const worker = fork();
+    readyOf(worker, workerReadyTimeout).then(
+      () => balancer.serve(worker),
+      () => worker.process.kill('SIGKILL'),
+    );
+  };
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping || leaving.delete(worker.id)) return serving.forget(worker);
+    if (stopping || leaving.delete(worker.id)) return;
     crashes.push(Date.now());
     while (crashes.length && crashes[0]! < Date.now() - 10_000) crashes.shift();
     logger.error(
@@ -128,10 +147,11 @@ export async function startCluster(
       logger.error({}, 'workers keep crashing: giving up');
       process.exit(1);
     }
-    fork();
+    forkReplacement();
   });
   const first = Array.from({ length: count }, fork);
   await Promise.all(first.map((worker) => readyOf(worker, workerReadyTimeout)));
+  for (const worker of first) balancer.serve(worker);
   let port = await listen(server, settings.port.value, settings.host.value, settings.port.source);
   let url = listenerUrl(settings.host.value, port);
   logger.info(
@@ -152,15 +172,20 @@ export async function startCluster(
 
   /** Replaces one worker: the new one serves before the old one stops taking connections and drains. */
   const replace = async (old: Worker): Promise<void> => {
+    if (stopping) throw new Error('the server is stopping');
     const fresh = fork();
+    // On trial until ready: if it exits first, the reload fails; it is not a crash to restart (with the same config).
+    leaving.add(fresh.id);
     try {
       await readyOf(fresh, workerReadyTimeout);
+      leaving.delete(fresh.id);
     } catch (error) {
-      leaving.add(fresh.id);
       fresh.process.kill('SIGKILL');
       throw new Error(`a new worker did not start: ${(error as Error).message}`, { cause: error });
     }
-    serving.retire(old);
+    balancer.serve(fresh);
+    // From here new connections go to the others; the sessions it holds still reach it while it drains.
+    balancer.retire(old);
     leaving.add(old.id);
     const exited = new Promise<void>((done) => old.once('exit', () => done()));
     old.send({ type: clusterMessages.retire });
@@ -193,18 +218,19 @@ export async function startCluster(
       return outcome(false, `reload failed, keeping the running workers: ${(error as Error).message}`);
     }
     const changes = settingChanges(settings, next);
-    for (const change of changes.filter((each) => !each.live)) {
-      logger.warn(
-        { setting: change.setting },
-        `${change.setting} ${change.detail}: restart the server to apply it; the reload keeps the running value`,
+    // New workers read the files as they are: they could not keep a restart-only setting's running value.
+    const waiting = changes.filter((each) => !each.live);
+    if (waiting.length) {
+      return outcome(
+        false,
+        `reload refused, keeping the running workers: ${waiting.map((change) => `${change.setting} ${change.detail}`).join(', ')}; only a restart applies ${waiting.length > 1 ? 'these' : 'it'} with --workers: restart the server, or undo ${waiting.length > 1 ? 'those changes' : 'that change'} to reload the rest`,
       );
     }
     const portChanged =
       next.host.value !== settings.host.value ||
       (next.port.value !== port && next.port.value !== settings.port.value);
-    let retiringServer: Server | undefined;
     if (portChanged) {
-      const fresh = balancer();
+      const fresh = balancer.open();
       try {
         port = await listen(fresh, next.port.value, next.host.value, next.port.source);
       } catch (error) {
@@ -213,9 +239,12 @@ export async function startCluster(
           `reload failed, still listening on ${url} with the running workers: ${(error as Error).message}`,
         );
       }
-      retiringServer = server;
+      const retiring = server;
       server = fresh;
       url = listenerUrl(next.host.value, port);
+      recordState();
+      // Before any worker is replaced, so that every connection the old port took drains with its worker.
+      await retirePort(retiring, logger);
     }
     const old = Object.values(cluster.workers ?? {}).filter(
       (worker): worker is Worker => worker !== undefined,
@@ -232,11 +261,7 @@ export async function startCluster(
         `reload failed after replacing ${replaced} of ${old.length} workers, keeping the others serving: ${(error as Error).message}`,
       );
     }
-    if (retiringServer) {
-      const closing = retiringServer;
-      setTimeout(() => closing.close(), retireGrace).unref();
-    }
-    settings = { ...next, workers: settings.workers, dataDir: settings.dataDir };
+    settings = reloadedSettings(settings, next);
     return outcome(
       true,
       `listening on ${url}; ${old.length} workers replaced one at a time; ${summarize(changes)}`,
@@ -264,7 +289,10 @@ export async function startCluster(
     async close() {
       stopping = true;
       logger.info({}, 'shutting down the workers');
-      const exits = serving.all().map(
+      const workers = Object.values(cluster.workers ?? {}).filter(
+        (worker): worker is Worker => worker !== undefined,
+      );
+      const exits = workers.map(
         (worker) =>
           new Promise<void>((done) => {
             if (worker.isDead()) return done();
