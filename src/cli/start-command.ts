@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { App } from '../core/index.js';
-import { startCluster } from '../node/cluster-primary.js';
 import { isClusterWorker } from '../node/cluster-worker.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
 import { recordStartFailure } from '../node/start-failure.js';
 import { exitCodes } from './exit-codes.js';
+import type { startCluster } from '../node/cluster-primary.js';
 
 type Running = Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>>;
 
@@ -63,8 +63,11 @@ export function addStartCommand(program: Command, app: App): void {
       for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
 
       try {
+        // The cluster's packages load only for a cluster.
         server = clustered
-          ? await startCluster(app, { flags, argv: process.argv })
+          ? await (
+              await import('../node/cluster-primary.js')
+            ).startCluster(app, { flags, argv: process.argv })
           : await startServer(app, { flags });
       } catch (error) {
         // `service load` reads this to say why the service did not come up.

@@ -3,6 +3,7 @@ import type { Server } from 'node:net';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
 import type { App } from '../core/index.js';
 import { boot } from './boot.js';
+import { clusterMessages, workerVariable } from './cluster-protocol.js';
 import { createBalancer } from './cluster-balancer.js';
 import { listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
@@ -13,17 +14,6 @@ import { removeServerState, writeServerState, type ReloadOutcome } from './serve
 import { SettingError } from './setting-error.js';
 import { reloadedSettings, settingChanges } from './settings-changes.js';
 import type { Settings, StartFlags } from './settings.js';
-
-/** Messages between the primary and its workers. */
-export const clusterMessages = {
-  ready: 'berth:ready',
-  shutdown: 'berth:shutdown',
-  /** Stop taking work: finish what is in flight, close each connection after its response, then exit. */
-  retire: 'berth:retire',
-} as const;
-
-/** Set in a worker's environment: it serves connections handed over by the primary. */
-export const workerVariable = 'BERTH_CLUSTER_WORKER';
 
 /** How long a new worker may take to boot before a reload gives up on it. */
 const workerReadyTimeout = 30_000;

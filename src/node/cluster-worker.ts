@@ -1,17 +1,22 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createAdapter } from '@socket.io/cluster-adapter';
-import { setupWorker } from '@socket.io/sticky';
+import { createRequire } from 'node:module';
+import type * as ClusterAdapter from '@socket.io/cluster-adapter';
+import type * as Sticky from '@socket.io/sticky';
 import type { Server as SocketIoServer } from 'socket.io';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
-import { clusterMessages, workerVariable } from './cluster-primary.js';
+import { clusterMessages, workerVariable } from './cluster-protocol.js';
+
+// Loaded in a worker only: a single-process start never pays for them.
+const load = createRequire(import.meta.url);
 
 /** True in a process the cluster primary started with `start --workers N`. */
 export const isClusterWorker = (): boolean =>
   process.env[workerVariable] === '1' && typeof process.send === 'function';
 
 /** The socket.io adapter that shares events between workers when there is no Redis. */
-export const clusterAdapter = (): ReturnType<typeof createAdapter> => createAdapter();
+export const clusterAdapter = (): ReturnType<typeof ClusterAdapter.createAdapter> =>
+  (load('@socket.io/cluster-adapter') as typeof ClusterAdapter).createAdapter();
 
 /**
  * Serves the connections the primary hands over. Responses on the realtime
@@ -27,7 +32,10 @@ export function serveAsWorker(
 ): void {
   const engine = realtime ? realtime.instance.io.engine : new EventEmitter();
   const before = new Set(server.listeners('request'));
-  setupWorker({ httpServer: server, engine } as unknown as SocketIoServer);
+  (load('@socket.io/sticky') as typeof Sticky).setupWorker({
+    httpServer: server,
+    engine,
+  } as unknown as SocketIoServer);
   // setupWorker closes every connection after one request; keep that for the realtime path only.
   for (const listener of server.listeners('request')) {
     if (!before.has(listener)) server.removeListener('request', listener as (...args: unknown[]) => void);

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Mode, RequestLogEntry } from '../core/index.js';
 
 export type NodeLogger = pino.Logger;
@@ -47,6 +48,8 @@ export function createLogger(
     setInterval(() => sink.flush(), 250).unref();
     return { logger: pino(options, sink), logRequest: requestLineWriter(name, (line) => sink.write(line)) };
   }
+  // Readable logs are for debug mode only: release mode never loads pino-pretty.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const stream = pretty({
     destination,
     sync: true,

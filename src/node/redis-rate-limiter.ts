@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as IoRedis from 'ioredis';
 import { memoryRateLimiter, redactUrl, type Logger, type RateLimiter } from '../core/index.js';
 
 const hitScript = `
@@ -16,6 +17,8 @@ return 0`;
  * once), so a Redis outage never refuses a request.
  */
 export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { close(): Promise<void> } {
+  // Loaded only when Redis is configured.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IoRedis;
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const local = memoryRateLimiter();
   let warned = false;

@@ -1,5 +1,7 @@
-import { createAdapter } from '@socket.io/redis-adapter';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as RedisAdapter from '@socket.io/redis-adapter';
+import type * as IoRedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redactUrl, type Logger } from '../core/index.js';
 
 type Queued = { toArray?: () => Array<{ command?: { promise?: Promise<unknown> } }> };
@@ -24,7 +26,7 @@ async function closeClient(client: Redis): Promise<void> {
 
 /** A socket.io adapter that fans events out through Redis, and its connections. */
 export interface RedisFanout {
-  adapter: ReturnType<typeof createAdapter>;
+  adapter: ReturnType<typeof RedisAdapter.createAdapter>;
   /** `up` while both connections are ready. */
   status(): 'up' | 'down';
   close(): Promise<void>;
@@ -42,6 +44,10 @@ export interface RedisFanout {
  * new Server({ adapter: fanout.adapter })
  */
 export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
+  // Loaded only when Redis is configured: a start without it never pays for them.
+  const require = createRequire(import.meta.url);
+  const { Redis } = require('ioredis') as typeof IoRedis;
+  const { createAdapter } = require('@socket.io/redis-adapter') as typeof RedisAdapter;
   const options = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

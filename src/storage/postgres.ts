@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type * as Pg from 'pg';
 import { redactUrl, type FieldKind, type StorageDriver } from '../core/index.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
@@ -17,14 +18,17 @@ const columnTypes: Record<FieldKind, string> = {
   reference: 'TEXT',
 };
 
+/** `pg`, loaded when PostgreSQL is used: a start on SQLite never pays for it. */
+const loadPg = (): typeof Pg => createRequire(import.meta.url)('pg') as typeof Pg;
+
 // BIGINT and count(*) arrive as strings by default; Berth's integers are JS numbers.
 const int8 = 20;
-const types = {
+const typesOf = (pg: typeof Pg) => ({
   getTypeParser: ((oid: number, format?: string) =>
     oid === int8
       ? (value: string) => Number(value)
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
+});
 
 /** Errors that mean the database is unreachable for now: answered 503, retried by the pool later. */
 const unavailableCodes = new Set([
@@ -64,7 +68,7 @@ export const postgresDialect: SqlDialect = {
   },
 };
 
-const over = (client: Pick<pg.Pool, 'query'>): SqlConnection => ({
+const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
   all: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
   run: async (sql, params) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
 });
@@ -88,12 +92,13 @@ export function openPostgresStorage(
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`schema "${options.schema}" must be lower-case letters, digits and underscores`);
   }
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    types,
+    types: typesOf(pg),
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client losing its connection (server restart) must not crash the process.
