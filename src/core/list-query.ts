@@ -35,8 +35,16 @@ const builtIn: Record<string, Filterable> = {
   updatedAt: { kind: 'datetime' },
 };
 
-/** The filterable fields of a collection (hidden and JSON fields are not). */
-export function filterableFields(collection: CollectionDefinition): Map<string, Filterable> {
+const filterableOf = new WeakMap<CollectionDefinition, ReadonlyMap<string, Filterable>>();
+
+/** The filterable fields of a collection (hidden and JSON fields are not); worked out once per collection. */
+export function filterableFields(collection: CollectionDefinition): ReadonlyMap<string, Filterable> {
+  let known = filterableOf.get(collection);
+  if (!known) filterableOf.set(collection, (known = findFilterable(collection)));
+  return known;
+}
+
+function findFilterable(collection: CollectionDefinition): Map<string, Filterable> {
   const fields = new Map<string, Filterable>();
   for (const [name, field] of Object.entries(collection.fields)) {
     if (field.hidden || field.kind === 'json') continue;

@@ -179,12 +179,38 @@ export function sqlRepository(
     }
   };
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
+  /** The SQL of unfiltered lists, by order: most lists are, and their clauses never change. */
+  const plainLists = new Map<string, { items: string; count: string }>();
+  const plainList = (query: ListQuery): { items: string; count: string } => {
+    const key = (query.orderBy ?? []).map(({ field, direction }) => `${field} ${direction}`).join(',');
+    let sql = plainLists.get(key);
+    if (!sql) {
+      const { orderBy } = listClauses(collection, byName, query, dialect);
+      sql = {
+        items: `SELECT ${list} FROM ${table}${orderBy}`,
+        count: `SELECT count(*) AS "total" FROM ${table}`,
+      };
+      // Orders come from the collection's fields: a handful at most, but bounded all the same.
+      if (plainLists.size < 64) plainLists.set(key, sql);
+    }
+    return sql;
+  };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
   return {
     list: (query) =>
       guard(async () => {
+        // Limit and offset are validated integers: inlined, each page size is its own cached statement.
+        const window = ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
+        if (!query.where?.length && !query.search && !query.after) {
+          const sql = plainList(query);
+          const [items, counted] = await Promise.all([
+            connection.all(`${sql.items}${window}`, []),
+            connection.all(sql.count, []),
+          ]);
+          return { items: items.map(decode), total: Number(counted[0]!.total) };
+        }
         // The total ignores where the page starts (`after`); the page itself does not.
         const all = listClauses(
           collection,
@@ -193,8 +219,6 @@ export function sqlRepository(
           dialect,
         );
         const page = query.after ? listClauses(collection, byName, query, dialect) : all;
-        // Limit and offset are validated integers: inlined, each page size is its own cached statement.
-        const window = ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
         const [items, counted] = await Promise.all([
           connection.all(`SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`, page.params),
           connection.all(`SELECT count(*) AS "total" FROM ${table}${all.where}`, all.params),
