@@ -1,4 +1,8 @@
 import { Hono, type Context } from 'hono';
+import type { Result, Router } from 'hono/router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
 import { equalInConstantTime, hashToken, requireAdmin } from './admin-token.js';
 import { adminCaller, bearerToken, type Authenticator, type Caller, type TokenCredential } from './caller.js';
 import { addressBucket, tooManyRequests } from './rate-limit.js';
@@ -305,7 +309,9 @@ function instantiate(
     }
     return null;
   };
-  const hono = new Hono<{ Bindings: DispatchEnv }>();
+  const hono = new Hono<{ Bindings: DispatchEnv }>({
+    router: firstMatch(new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] })),
+  });
   for (const { route } of routes) hono.on(route.method, route.path, routeHandler(route, services));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
   hono.notFound((c) => {
@@ -389,9 +395,37 @@ function instantiate(
   return instance;
 }
 
+/**
+ * Hono's own router, handing over only the first route that matches: a
+ * Berth route always answers (or throws), so the ones after it (the UI's
+ * catch-all `/*` matches every GET) would never run, and a single match
+ * takes Hono's short path instead of composing a chain.
+ */
+function firstMatch<T>(router: Router<T>): Router<T> {
+  return {
+    get name() {
+      return router.name;
+    },
+    add: (method, path, handler) => router.add(method, path, handler),
+    match(method, path) {
+      const result = router.match(method, path);
+      if (result[0].length <= 1) return result;
+      return (result.length === 2 ? [[result[0][0]], result[1]] : [[result[0][0]]]) as Result<T>;
+    },
+  };
+}
+
 /** A Response from any Response class (a runtime may swap the global one for its own). */
 const isResponse = (value: unknown): value is Response =>
   value instanceof Response || Object.prototype.toString.call(value) === '[object Response]';
+
+/** The query string of a URL, without parsing the rest of it. */
+function searchOf(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  if (start < 0) return new URLSearchParams();
+  const end = url.indexOf('#', start);
+  return new URLSearchParams(end < 0 ? url.slice(start + 1) : url.slice(start + 1, end));
+}
 
 function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('://') + 3);
@@ -404,22 +438,22 @@ function pathOf(url: string): string {
  * Who sends a request: undefined without a bearer token (another kind of
  * Authorization, such as a proxy's Basic, is not Berth's), null when no
  * authenticator accepts its token (wrong, expired, revoked), else the
- * caller. An in-page server belongs to the page's one user.
+ * caller. An in-page server belongs to the page's one user. Answers at once
+ * (no promise) when there is nothing to check.
  */
-async function identify(
+function identify(
   request: Request,
   platform: unknown,
   services: AppServices,
-): Promise<Caller | null | undefined | Unchecked> {
+): Caller | undefined | Promise<Caller | null | undefined | Unchecked> {
   if (services.adminAccess === 'open') return adminCaller;
   const token = bearerToken(request);
   if (token === undefined) return undefined;
   const address = services.clientAddress?.(platform);
-  try {
-    return await services.authenticate!({ token, ...(address ? { address } : {}) });
-  } catch (error) {
-    return new Unchecked(error);
-  }
+  return services.authenticate!({ token, ...(address ? { address } : {}) }).then(
+    (caller) => caller,
+    (error: unknown) => new Unchecked(error),
+  );
 }
 
 /** A token that could not be checked (an identity provider or the database is down): what went wrong. */
@@ -479,6 +513,7 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
   const status = route.status ?? 200;
   const batchable = routeBatchable(route);
   const writes = route.method !== 'GET';
+  const withParams = /[:*]/.test(route.path);
   return async (c: Context<{ Bindings: DispatchEnv }>): Promise<Response> => {
     c.env.route = route;
     const { requestId, locals } = c.env;
@@ -491,12 +526,13 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
       );
     }
     const platform = c.env.runtime;
-    const caller = await admit(
-      'caller' in c.env ? c.env.caller : await identify(request, platform, services),
-      auth,
-      request,
-      services,
-    );
+    let identity = 'caller' in c.env ? c.env.caller : identify(request, platform, services);
+    if (identity instanceof Promise) identity = await identity;
+    // Nobody to check on a route anyone may use: no refusal, nothing to wait for.
+    const caller =
+      identity === undefined && auth === 'public'
+        ? undefined
+        : await admit(identity, auth, request, services);
     if (writes && services.writeLimit && services.rateLimiter && !caller?.admin) {
       const key = caller
         ? `user:${caller.via}:${caller.id}`
@@ -505,9 +541,13 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
       if (count.count > services.writeLimit)
         throw tooManyRequests(`over ${services.writeLimit} writes a minute`, count);
     }
-    const params = route.params ? validate(route.params, c.req.param(), 'params') : c.req.param();
+    const params = route.params
+      ? validate(route.params, c.req.param(), 'params')
+      : withParams
+        ? c.req.param()
+        : {};
     const query = route.queryParser
-      ? route.queryParser.parse(new URL(request.url).searchParams)
+      ? route.queryParser.parse(searchOf(request.url))
       : route.query
         ? validate(route.query, c.req.query(), 'query')
         : undefined;

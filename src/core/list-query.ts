@@ -137,6 +137,26 @@ export function sortKeys(text: string): Array<{ field: string; direction: 'asc' 
  * there is instead.
  */
 export function parseListQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
+  // Without a query string (the most common list) the answer is always the same one.
+  if (search.size === 0) {
+    let plain = plainQueries.get(collection);
+    if (!plain) {
+      plain = parseQuery(collection, search);
+      for (const key of plain.query.orderBy ?? []) Object.freeze(key);
+      Object.freeze(plain.query.where);
+      Object.freeze(plain.query.orderBy);
+      Object.freeze(plain.query);
+      plainQueries.set(collection, Object.freeze(plain));
+    }
+    return plain;
+  }
+  return parseQuery(collection, search);
+}
+
+/** Each collection's list without a query string, parsed once (frozen: every request shares it). */
+const plainQueries = new WeakMap<CollectionDefinition, ParsedListQuery>();
+
+function parseQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
   const fields = filterableFields(collection);
   const errors: FieldError[] = [];
   const fail = (key: string, message: string): void => void errors.push({ path: `query.${key}`, message });
@@ -202,16 +222,15 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
   }
 
   const orderBy = sortKeys(sort);
-  const sortable = new Set([...fields.keys()]);
   if (orderBy.length > maxSortKeys) fail('sort', `sort by at most ${maxSortKeys} fields`);
   else if (new Set(orderBy.map(({ field }) => field)).size !== orderBy.length)
     fail('sort', 'sort by each field once');
   else {
-    const unknown = orderBy.find(({ field }) => !sortable.has(field));
+    const unknown = orderBy.find(({ field }) => !fields.has(field));
     if (unknown) {
       fail(
         'sort',
-        `${collection.name} cannot be sorted by "${unknown.field}": use ${[...sortable].join(', ')}`,
+        `${collection.name} cannot be sorted by "${unknown.field}": use ${[...fields.keys()].join(', ')}`,
       );
     }
   }

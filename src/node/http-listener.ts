@@ -32,15 +32,12 @@ export class HttpListener {
   constructor(instance: AppInstance) {
     this.#instance = instance;
     const listener = getRequestListener((request, env) => this.#instance.fetch(request, env));
-    this.server = createServer(async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const finished = (): void => this.#finished();
+    this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       this.#inFlight++;
       if (this.#closing || this.#retiring) outgoing.shouldKeepAlive = false;
-      try {
-        // Resolves once the response has been handed to the socket.
-        await listener(incoming, outgoing);
-      } finally {
-        this.#finished();
-      }
+      // Settles once the response has been handed to the socket (the listener answers its own errors).
+      listener(incoming, outgoing).then(finished, finished);
     });
     this.server.keepAliveTimeout = 5_000;
     this.server.on('clientError', answerClientError);

@@ -4,12 +4,12 @@ import {
   collectDefaultMetrics,
   Counter,
   Gauge,
-  Histogram,
   Registry,
   type CounterConfiguration,
 } from 'prom-client';
 import type { MetricsEndpoint, RequestLogEntry, Storage } from '../core/index.js';
 import type { RealtimeMonitor } from '../realtime/monitor.js';
+import { RequestSeries } from './request-series.js';
 
 /** Request durations, in seconds: from 0.25 ms to 10 s. */
 const durationBuckets = [
@@ -61,20 +61,8 @@ interface LoadSnapshot {
   buckets: Array<[number, number]>;
 }
 
-async function snapshot(requests: Counter<string>, durations: Histogram<string>): Promise<LoadSnapshot> {
-  let total = 0;
-  let errors = 0;
-  for (const { labels, value } of (await requests.get()).values) {
-    total += value;
-    if (Number(labels.status) >= 500) errors += value;
-  }
-  const byBound = new Map<number, number>();
-  for (const { labels, value, metricName } of (await durations.get()).values) {
-    if (!metricName?.endsWith('_bucket')) continue;
-    const bound = labels.le === '+Inf' ? Infinity : Number(labels.le);
-    byBound.set(bound, (byBound.get(bound) ?? 0) + value);
-  }
-  return { at: Date.now(), requests: total, errors, buckets: [...byBound].sort(([a], [b]) => a - b) };
+function snapshot(series: RequestSeries): LoadSnapshot {
+  return { at: Date.now(), ...series.totals() };
 }
 
 /**
@@ -136,19 +124,18 @@ export function createNodeMetrics(options: {
 }): NodeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'berth_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'berth_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by route pattern and method',
-    labelNames: ['route', 'method'] as const,
-    buckets: durationBuckets,
-    registers: [registry],
-  });
+  const series = new RequestSeries(
+    registry,
+    durationBuckets,
+    {
+      name: 'berth_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status',
+    },
+    {
+      name: 'berth_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by route pattern and method',
+    },
+  );
   const problems = new Counter({
     name: 'berth_http_problems_total',
     help: 'Problem answers, by code (BERTH_VALIDATION_FAILED, BERTH_UNAVAILABLE, ...)',
@@ -202,24 +189,8 @@ export function createNodeMetrics(options: {
     );
   }
 
-  // One child per (route, method, status): labels are looked up once, not on every request.
-  const requestChildren = new Map<
-    string,
-    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof durations.labels> }
-  >();
   const observe = (entry: RequestLogEntry): void => {
-    const route = entry.route ?? unmatchedRoute;
-    const key = `${entry.method} ${entry.status} ${route}`;
-    let child = requestChildren.get(key);
-    if (!child) {
-      child = {
-        count: requests.labels(route, entry.method, String(entry.status)),
-        time: durations.labels(route, entry.method),
-      };
-      requestChildren.set(key, child);
-    }
-    child.count.inc();
-    child.time.observe(entry.durationMs / 1000);
+    series.observe(entry.route ?? unmatchedRoute, entry.method, entry.status, entry.durationMs / 1000);
     if (entry.code) {
       problems.inc({ code: entry.code });
       if (entry.code === 'BERTH_UNAVAILABLE') storageErrors.inc();
@@ -228,8 +199,8 @@ export function createNodeMetrics(options: {
 
   const history: LoadPoint[] = [];
   let last: LoadSnapshot | undefined;
-  const sampleLoad = async (): Promise<void> => {
-    const now = await snapshot(requests, durations);
+  const sampleLoad = (): void => {
+    const now = snapshot(series);
     if (last) {
       const seconds = (now.at - last.at) / 1000;
       const answered = now.requests - last.requests;
@@ -243,8 +214,8 @@ export function createNodeMetrics(options: {
     }
     last = now;
   };
-  void sampleLoad();
-  const sampler = setInterval(() => void sampleLoad(), loadInterval);
+  sampleLoad();
+  const sampler = setInterval(sampleLoad, loadInterval);
   sampler.unref();
 
   const scrape = cluster.isWorker

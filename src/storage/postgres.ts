@@ -51,6 +51,8 @@ export const postgresDialect: SqlDialect = {
   encode: (kind, value) =>
     value !== null && value !== undefined && kind === 'json' ? JSON.stringify(value) : (value ?? null),
   decode: (_kind, value) => value ?? null,
+  // A selected column is never undefined: every value comes back as it is.
+  decodes: () => false,
   classify(error) {
     const { code, constraint, message } = error as { code?: string; constraint?: string; message?: string };
     if (code === '23505')
@@ -70,6 +72,7 @@ export const postgresDialect: SqlDialect = {
 
 const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
   all: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+  one: async (sql, params) => (await client.query(sql, params as unknown[])).rows[0],
   run: async (sql, params) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
 });
 

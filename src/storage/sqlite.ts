@@ -47,6 +47,7 @@ export const sqliteDialect: SqlDialect = {
         : kind === 'json'
           ? JSON.parse(value as string)
           : value,
+  decodes: (kind) => kind === 'boolean' || kind === 'json',
   classify(error) {
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -87,18 +88,39 @@ export function openSqliteStorage(file: string): StorageDriver {
     statements.get(sql) ?? statements.set(sql, db.prepare(sql));
   const direct: SqlConnection = {
     all: async (sql, params) => prepare(sql).all(...params) as Record<string, unknown>[],
+    one: async (sql, params) => prepare(sql).get(...params) as Record<string, unknown> | undefined,
     run: async (sql, params) => prepare(sql).run(...params).changes,
   };
   /** The transaction holding the connection; other statements wait for it. */
   let holder: Promise<void> | undefined;
+  const released = async (): Promise<void> => {
+    while (holder) await holder;
+  };
+  // Outside a transaction a statement runs at once: no async function of its own (the common path).
   const outside: SqlConnection = {
-    async all(sql, params) {
-      while (holder) await holder;
-      return prepare(sql).all(...params) as Record<string, unknown>[];
+    all(sql, params) {
+      if (holder) return released().then(() => outside.all(sql, params));
+      try {
+        return Promise.resolve(prepare(sql).all(...params) as Record<string, unknown>[]);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     },
-    async run(sql, params) {
-      while (holder) await holder;
-      return prepare(sql).run(...params).changes;
+    one(sql, params) {
+      if (holder) return released().then(() => outside.one(sql, params));
+      try {
+        return Promise.resolve(prepare(sql).get(...params) as Record<string, unknown> | undefined);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    },
+    run(sql, params) {
+      if (holder) return released().then(() => outside.run(sql, params));
+      try {
+        return Promise.resolve(prepare(sql).run(...params).changes);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     },
   };
   let closed = false;

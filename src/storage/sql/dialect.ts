@@ -13,6 +13,8 @@ export interface SqlDialect {
   encode(kind: FieldKind, value: unknown): unknown;
   /** A value as the engine gives it back, in the field's own type. */
   decode(kind: FieldKind, value: unknown): unknown;
+  /** Whether `decode` changes values of this kind at all: the others come back as the engine gives them. */
+  decodes(kind: FieldKind): boolean;
   /** Whether an error means a unique value is taken (and which index), or the engine is unavailable. */
   classify(error: unknown): { conflict?: string; unavailable?: boolean; retryAfter?: string } | undefined;
 }

@@ -5,6 +5,8 @@ export type SqlRow = Record<string, unknown>;
 export interface SqlConnection {
   /** A statement that answers rows (SELECT, … RETURNING). */
   all(sql: string, params: readonly unknown[]): Promise<SqlRow[]>;
+  /** The first row of such a statement (a lookup by id, a count), or undefined. */
+  one(sql: string, params: readonly unknown[]): Promise<SqlRow | undefined>;
   /** A statement that changes rows; how many. */
   run(sql: string, params: readonly unknown[]): Promise<number>;
 }

@@ -131,6 +131,10 @@ export function listClauses(
   };
 }
 
+/** Limit and offset are validated integers: inlined, each page size is its own cached statement. */
+const windowOf = (query: ListQuery): string =>
+  ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
+
 /** Engine errors as Berth errors: a taken unique value is a 409, an unreachable engine a 503. */
 export function translate(dialect: SqlDialect, collection: string, error: unknown): never {
   const found = dialect.classify(error);
@@ -167,10 +171,15 @@ export function sqlRepository(
   const byName = new Map(columns.map((column) => [column.name, column]));
   const list = columns.map((column) => quote(column.name)).join(', ');
   const p = (index: number): string => dialect.placeholder(index);
-  const decode = (row: SqlRow): Row => {
-    for (const { name, kind } of columns) row[name] = dialect.decode(kind, row[name]);
-    return row as Row;
-  };
+  // Only the columns whose values change on the way back are decoded (SQLite: booleans and JSON).
+  const decoded = columns.filter(({ kind }) => dialect.decodes(kind));
+  const decode =
+    decoded.length === 0
+      ? (row: SqlRow): Row => row as Row
+      : (row: SqlRow): Row => {
+          for (const { name, kind } of decoded) row[name] = dialect.decode(kind, row[name]);
+          return row as Row;
+        };
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
@@ -179,57 +188,83 @@ export function sqlRepository(
     }
   };
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
-  /** The SQL of unfiltered lists, by order: most lists are, and their clauses never change. */
-  const plainLists = new Map<string, { items: string; count: string }>();
+  /**
+   * The SQL of unfiltered lists (most lists are), by order and then by page:
+   * built once, and the same string each time, so the statement cache finds
+   * it without building a key. Orders come from the collection's fields and
+   * pages from validated numbers: bounded all the same.
+   */
+  const plainLists = new Map<string, { items: Map<number, string>; count: string }>();
   const plainList = (query: ListQuery): { items: string; count: string } => {
-    const key = (query.orderBy ?? []).map(({ field, direction }) => `${field} ${direction}`).join(',');
-    let sql = plainLists.get(key);
-    if (!sql) {
+    let key = '';
+    for (const { field, direction } of query.orderBy ?? []) key += `${field} ${direction},`;
+    let byOrder = plainLists.get(key);
+    if (!byOrder) {
       const { orderBy } = listClauses(collection, byName, query, dialect);
-      sql = {
-        items: `SELECT ${list} FROM ${table}${orderBy}`,
+      byOrder = {
+        items: new Map([[-1, `SELECT ${list} FROM ${table}${orderBy}`]]),
         count: `SELECT count(*) AS "total" FROM ${table}`,
       };
-      // Orders come from the collection's fields: a handful at most, but bounded all the same.
-      if (plainLists.size < 64) plainLists.set(key, sql);
+      if (plainLists.size < 64) plainLists.set(key, byOrder);
     }
-    return sql;
+    const limit = Math.trunc(query.limit);
+    const offset = Math.trunc(query.offset ?? 0);
+    // A page (limit up to 1000, offset under 10^10) as one exact number.
+    const page = limit <= 1000 && offset < 1e10 ? limit * 1e10 + offset : undefined;
+    let items = page === undefined ? undefined : byOrder.items.get(page);
+    if (!items) {
+      items = `${byOrder.items.get(-1)!}${windowOf(query)}`;
+      if (page !== undefined && byOrder.items.size < 256) byOrder.items.set(page, items);
+    }
+    return { items, count: byOrder.count };
   };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
+  const filteredList = (query: ListQuery): Promise<{ items: Row[]; total: number }> =>
+    guard(async () => {
+      const window = windowOf(query);
+      // The total ignores where the page starts (`after`); the page itself does not.
+      const all = listClauses(
+        collection,
+        byName,
+        query.after ? { ...query, after: undefined } : query,
+        dialect,
+      );
+      const page = query.after ? listClauses(collection, byName, query, dialect) : all;
+      const [items, counted] = await Promise.all([
+        connection.all(`SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`, page.params),
+        connection.all(`SELECT count(*) AS "total" FROM ${table}${all.where}`, all.params),
+      ]);
+      return { items: items.map(decode), total: Number(counted[0]!.total) };
+    });
+
   return {
-    list: (query) =>
-      guard(async () => {
-        // Limit and offset are validated integers: inlined, each page size is its own cached statement.
-        const window = ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
-        if (!query.where?.length && !query.search && !query.after) {
-          const sql = plainList(query);
-          const [items, counted] = await Promise.all([
-            connection.all(`${sql.items}${window}`, []),
-            connection.all(sql.count, []),
-          ]);
-          return { items: items.map(decode), total: Number(counted[0]!.total) };
-        }
-        // The total ignores where the page starts (`after`); the page itself does not.
-        const all = listClauses(
-          collection,
-          byName,
-          query.after ? { ...query, after: undefined } : query,
-          dialect,
-        );
-        const page = query.after ? listClauses(collection, byName, query, dialect) : all;
+    // The common list, on its own path: one async step, the rows as they come when nothing is decoded.
+    list: async (query) => {
+      if (query.where?.length || query.search || query.after) return filteredList(query);
+      const sql = plainList(query);
+      try {
         const [items, counted] = await Promise.all([
-          connection.all(`SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`, page.params),
-          connection.all(`SELECT count(*) AS "total" FROM ${table}${all.where}`, all.params),
+          connection.all(sql.items, []),
+          connection.one(sql.count, []),
         ]);
-        return { items: items.map(decode), total: Number(counted[0]!.total) };
-      }),
-    get: (id) =>
-      guard(async () => {
-        const [row] = await connection.all(selectOne, [id]);
+        return {
+          items: decoded.length ? items.map(decode) : (items as Row[]),
+          total: Number(counted!.total),
+        };
+      } catch (error) {
+        return translate(dialect, collection.name, error);
+      }
+    },
+    get: async (id) => {
+      try {
+        const row = await connection.one(selectOne, [id]);
         return row && decode(row);
-      }),
+      } catch (error) {
+        return translate(dialect, collection.name, error);
+      }
+    },
     count: (field, value) =>
       guard(async () => {
         const { kind } = byName.get(field)!;
