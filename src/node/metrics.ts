@@ -1,12 +1,7 @@
 import cluster from 'node:cluster';
-import {
-  AggregatorRegistry,
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Registry,
-  type CounterConfiguration,
-} from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import type { CounterConfiguration, Registry } from 'prom-client';
 import type { MetricsEndpoint, RequestLogEntry, Storage } from '../core/index.js';
 import type { RealtimeMonitor } from '../realtime/monitor.js';
 import { RequestSeries } from './request-series.js';
@@ -16,6 +11,11 @@ const durationBuckets = [
   0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
+let promClient: typeof PromClient | undefined;
+/** prom-client, loaded when metrics are first scraped (a start does not need it; a `--workers` worker does). */
+const loadPromClient = (): typeof PromClient =>
+  (promClient ??= createRequire(import.meta.url)('prom-client') as typeof PromClient);
+
 /** The route label of a request no route answered: raw paths would make a label per URL. */
 export const unmatchedRoute = '(unmatched)';
 
@@ -24,7 +24,8 @@ export interface NodeMetrics {
   observe(entry: RequestLogEntry): void;
   /** `GET /metrics` of this process, or of the whole cluster from a worker. */
   endpoint: MetricsEndpoint;
-  registry: Registry;
+  /** This process's registry (made, and prom-client loaded, on first use). */
+  registry(): Registry;
   /** The load of the last minutes, for the admin overview's charts. */
   load(): LoadReport;
   stop(): void;
@@ -98,7 +99,7 @@ function countedFrom(
   read: () => Record<string, number>,
 ) {
   const seen: Record<string, number> = {};
-  return new Counter({
+  return new (loadPromClient().Counter)({
     ...config,
     registers: [registry],
     collect() {
@@ -122,10 +123,7 @@ export function createNodeMetrics(options: {
   monitor?: RealtimeMonitor | undefined;
   token: () => string | undefined;
 }): NodeMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const series = new RequestSeries(
-    registry,
     durationBuckets,
     {
       name: 'berth_http_requests_total',
@@ -136,64 +134,98 @@ export function createNodeMetrics(options: {
       help: 'Time to answer an HTTP request, by route pattern and method',
     },
   );
-  const problems = new Counter({
-    name: 'berth_http_problems_total',
-    help: 'Problem answers, by code (BERTH_VALIDATION_FAILED, BERTH_UNAVAILABLE, ...)',
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
-  const storageErrors = new Counter({
-    name: 'berth_storage_errors_total',
-    help: 'Requests that failed because storage was busy or unreachable',
-    registers: [registry],
-  });
+  /** Problem answers by code, and how many of them were storage outages. */
+  const problems: Record<string, number> = {};
+  let storageErrors = 0;
   const { storage, monitor } = options;
-  new Gauge({
-    name: 'berth_storage_pool_connections',
-    help: 'Connections of the storage pool, by state (PostgreSQL); waiting is callers queued for one',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      const pool = storage.stats?.().pool;
-      if (!pool) return;
-      this.set({ state: 'total' }, pool.total);
-      this.set({ state: 'idle' }, pool.idle);
-      this.set({ state: 'waiting' }, pool.waiting);
-    },
-  });
-  new Gauge({
-    name: 'berth_storage_statements_cached',
-    help: 'Prepared statements kept by the storage driver',
-    registers: [registry],
-    collect() {
-      this.set(storage.stats?.().statements ?? 0);
-    },
-  });
-  if (monitor) {
-    new Gauge({
-      name: 'berth_realtime_connections',
-      help: 'Realtime (socket.io) clients connected',
-      registers: [registry],
+  let registry: Registry | undefined;
+  /**
+   * The registry, made on the first scrape: the counting above needs no
+   * prom-client, so a start does not load it. The default process metrics
+   * (event-loop lag, GC) are measured from then on; CPU, memory and handles
+   * are read from the process whenever scraped.
+   */
+  const registryNow = (): Registry => {
+    if (registry) return registry;
+    const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = loadPromClient();
+    const made = new Registry();
+    registry = made;
+    collectDefaultMetrics({ register: made });
+    series.register(made);
+    countedFrom(
+      made,
+      {
+        name: 'berth_http_problems_total',
+        help: 'Problem answers, by code (BERTH_VALIDATION_FAILED, BERTH_UNAVAILABLE, ...)',
+        labelNames: ['code'],
+      },
+      () => problems,
+    );
+    let storageErrorsSeen = 0;
+    new Counter({
+      name: 'berth_storage_errors_total',
+      help: 'Requests that failed because storage was busy or unreachable',
+      registers: [made],
       collect() {
-        this.set(monitor.clientCount);
+        if (storageErrors > storageErrorsSeen) this.inc(storageErrors - storageErrorsSeen);
+        storageErrorsSeen = storageErrors;
       },
     });
-    countedFrom(
-      registry,
-      {
-        name: 'berth_realtime_messages_total',
-        help: 'Realtime messages, by direction (in: from clients, out: to clients)',
-        labelNames: ['direction'],
+    new Gauge({
+      name: 'berth_storage_pool_connections',
+      help: 'Connections of the storage pool, by state (PostgreSQL); waiting is callers queued for one',
+      labelNames: ['state'] as const,
+      registers: [made],
+      collect() {
+        const pool = storage.stats?.().pool;
+        if (!pool) return;
+        this.set({ state: 'total' }, pool.total);
+        this.set({ state: 'idle' }, pool.idle);
+        this.set({ state: 'waiting' }, pool.waiting);
       },
-      () => monitor.messageCounts,
-    );
-  }
+    });
+    new Gauge({
+      name: 'berth_storage_statements_cached',
+      help: 'Prepared statements kept by the storage driver',
+      registers: [made],
+      collect() {
+        this.set(storage.stats?.().statements ?? 0);
+      },
+    });
+    if (monitor) {
+      new Gauge({
+        name: 'berth_realtime_connections',
+        help: 'Realtime (socket.io) clients connected',
+        registers: [made],
+        collect() {
+          this.set(monitor.clientCount);
+        },
+      });
+      countedFrom(
+        made,
+        {
+          name: 'berth_realtime_messages_total',
+          help: 'Realtime messages, by direction (in: from clients, out: to clients)',
+          labelNames: ['direction'],
+        },
+        () => monitor.messageCounts,
+      );
+    }
+    if (cluster.isWorker) {
+      // The primary asks each worker for this registry; making an aggregator is what starts answering it.
+      AggregatorRegistry.setRegistries([made]);
+      new AggregatorRegistry();
+    }
+    return made;
+  };
+  // A worker answers the primary's scrapes from the start.
+  if (cluster.isWorker) registryNow();
 
   const observe = (entry: RequestLogEntry): void => {
     series.observe(entry.route ?? unmatchedRoute, entry.method, entry.status, entry.durationMs / 1000);
     if (entry.code) {
-      problems.inc({ code: entry.code });
-      if (entry.code === 'BERTH_UNAVAILABLE') storageErrors.inc();
+      problems[entry.code] = (problems[entry.code] ?? 0) + 1;
+      if (entry.code === 'BERTH_UNAVAILABLE') storageErrors++;
     }
   };
 
@@ -220,15 +252,10 @@ export function createNodeMetrics(options: {
 
   const scrape = cluster.isWorker
     ? askPrimary
-    : async () => ({ contentType: registry.contentType, body: await registry.metrics() });
-  if (cluster.isWorker) {
-    // The primary asks each worker for this registry; making an aggregator is what starts answering it.
-    AggregatorRegistry.setRegistries([registry]);
-    new AggregatorRegistry();
-  }
+    : async () => ({ contentType: registryNow().contentType, body: await registryNow().metrics() });
   return {
     observe,
-    registry,
+    registry: registryNow,
     endpoint: { scrape, token: options.token },
     load: () => ({ available: true, intervalSeconds: loadInterval / 1000, points: [...history] }),
     stop: () => clearInterval(sampler),
@@ -270,7 +297,7 @@ function askPrimary(): Promise<{ contentType: string; body: string }> {
  * every worker's, aggregated (counters and histograms summed).
  */
 export function answerMetricsForWorkers(): void {
-  const aggregator = new AggregatorRegistry();
+  const aggregator = new (loadPromClient().AggregatorRegistry)();
   cluster.on('message', (worker, message: { type?: string; id?: number }) => {
     if (message?.type !== metricsMessages.request) return;
     aggregator.clusterMetrics().then(

@@ -44,13 +44,22 @@ export class RequestSeries {
   readonly #series = new Map<string, Map<string, RouteSeries>>();
   readonly #bounds: readonly number[];
 
+  readonly #counter: { name: string; help: string };
+  readonly #histogram: { name: string; help: string };
+
   constructor(
-    registry: Registry,
     bounds: readonly number[],
     counter: { name: string; help: string },
     histogram: { name: string; help: string },
   ) {
     this.#bounds = bounds;
+    this.#counter = counter;
+    this.#histogram = histogram;
+  }
+
+  /** Adds the counter and the histogram to a registry, which reads them when scraped. */
+  register(registry: Registry): void {
+    const { name } = this.#histogram;
     const metric = (
       description: { name: string; help: string },
       type: 'counter' | 'histogram',
@@ -65,8 +74,8 @@ export class RequestSeries {
     // The registry takes any object that answers get() as its own metrics do.
     const register = (collected: CollectedMetric): void =>
       registry.registerMetric(collected as unknown as Parameters<Registry['registerMetric']>[0]);
-    register(metric(counter, 'counter', () => this.#counts()));
-    register(metric(histogram, 'histogram', () => this.#durations(histogram.name)));
+    register(metric(this.#counter, 'counter', () => this.#counts()));
+    register(metric(this.#histogram, 'histogram', () => this.#durations(name)));
   }
 
   /** Counts one answered request. */

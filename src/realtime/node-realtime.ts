@@ -16,8 +16,7 @@ import { RealtimeMonitor } from './monitor.js';
 import { originAllowed } from './origin-policy.js';
 import type { Server as SocketIoServer } from 'socket.io';
 import { connectRedisFanout } from './redis-fanout.js';
-import { createSocketIoServer, type SocketIoOptions } from './socket-io.js';
-import { createWebSocketChannels } from './websocket-channels.js';
+import type { SocketIoOptions } from './socket-io.js';
 
 /**
  * The platform's own Response class, even after @hono/node-server swapped in
@@ -43,8 +42,14 @@ export interface NodeRealtime {
   attach(server: Server): void;
   /** Whether Redis fan-out is up, when Redis is configured. */
   redis: (() => 'up' | 'down') | undefined;
-  /** The socket.io server, for the cluster wiring. */
-  io: SocketIoServer;
+  /**
+   * Loads socket.io and ws and starts their servers; until then (a start
+   * needs neither) the first realtime request or upgrade does it. Nobody
+   * can be subscribed before, so no event is missed.
+   */
+  ready(): Promise<void>;
+  /** The socket.io server, for the cluster wiring (after `ready`). */
+  readonly io: SocketIoServer;
   /** Credentials were reloaded (a new admin token): subscribers' tokens are checked again. */
   recheckCallers(): void;
   close(): Promise<void>;
@@ -82,48 +87,82 @@ export function createNodeRealtime(
   const limits = { connections, messageRate: settings.messageRate, sendBuffer: settings.sendBuffer };
   const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
   const adapter = fanout?.adapter ?? context.adapter;
-  const socketIo = createSocketIoServer({
-    ...(adapter ? { adapter } : {}),
-    path,
-    channels: app.channels,
-    topics: app.topics,
-    authenticate: context.authenticate,
-    authenticators: app.authenticators,
-    ...limits,
-    events: context.events,
-    monitor,
-    logger,
-    maxMessageBytes: settings.maxMessageBytes,
-    pingInterval: settings.pingInterval,
-    pingTimeout: settings.pingTimeout,
-    allowOrigin,
-  });
-  const websockets = createWebSocketChannels({
-    channels: app.channels,
-    monitor,
-    logger,
-    maxMessageBytes: settings.maxMessageBytes,
-    pingInterval: settings.pingInterval,
-    allowOrigin,
-    ...limits,
-  });
+  type Loaded = {
+    socketIo: ReturnType<typeof import('./socket-io.js').createSocketIoServer>;
+    websockets: ReturnType<typeof import('./websocket-channels.js').createWebSocketChannels>;
+  };
+  let loaded: Loaded | undefined;
+  let loading: Promise<Loaded> | undefined;
+  const load = (): Promise<Loaded> =>
+    (loading ??= Promise.all([import('./socket-io.js'), import('./websocket-channels.js')]).then(
+      ([{ createSocketIoServer }, { createWebSocketChannels }]) => {
+        const socketIo = createSocketIoServer({
+          ...(adapter ? { adapter } : {}),
+          path,
+          channels: app.channels,
+          topics: app.topics,
+          authenticate: context.authenticate,
+          authenticators: app.authenticators,
+          ...limits,
+          events: context.events,
+          monitor,
+          logger,
+          maxMessageBytes: settings.maxMessageBytes,
+          pingInterval: settings.pingInterval,
+          pingTimeout: settings.pingTimeout,
+          allowOrigin,
+        });
+        const websockets = createWebSocketChannels({
+          channels: app.channels,
+          monitor,
+          logger,
+          maxMessageBytes: settings.maxMessageBytes,
+          pingInterval: settings.pingInterval,
+          allowOrigin,
+          ...limits,
+        });
+        loaded = { socketIo, websockets };
+        return loaded;
+      },
+    ));
+  // Events must reach other instances or workers even while this one has no clients: start now.
+  if (adapter)
+    void load().catch((error: unknown) => logger.error({ err: error }, 'realtime could not start'));
   const prefix = `/${path}/`;
+  const channelPaths = new Set(app.channels.map((channel) => `/${channel.name}`));
 
   const onUpgrade = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = request.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
-    if (pathname.startsWith(prefix)) socketIo.handleUpgrade(request, socket, head);
-    else if (websockets.handles(pathname)) websockets.handleUpgrade(request, socket, head, pathname);
-    else answerWithoutUpgrade(server, request, socket, head);
+    if (!pathname.startsWith(prefix) && !channelPaths.has(pathname)) {
+      answerWithoutUpgrade(server, request, socket, head);
+      return;
+    }
+    // The client waits for the 101 before it sends anything: the socket can wait for the servers to load.
+    const upgrade = ({ socketIo, websockets }: Loaded): void => {
+      if (pathname.startsWith(prefix)) socketIo.handleUpgrade(request, socket, head);
+      else websockets.handleUpgrade(request, socket, head, pathname);
+    };
+    if (loaded) upgrade(loaded);
+    else
+      load().then(upgrade, (error: unknown) => {
+        logger.error({ err: error }, 'realtime could not start');
+        socket.destroy();
+      });
   };
 
   return {
     monitor,
-    io: socketIo.io,
-    recheckCallers: socketIo.recheckCallers,
+    ready: () => load().then(() => undefined),
+    get io() {
+      if (!loaded) throw new Error('realtime is not loaded yet: await ready() first');
+      return loaded.socketIo.io;
+    },
+    recheckCallers: () => loaded?.socketIo.recheckCallers(),
     bridge: {
-      transport(_request, platform) {
+      async transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };
+        const { socketIo } = loaded ?? (await load());
         socketIo.handleRequest(incoming, outgoing);
         // Settles once engine.io has answered (a long-poll answers when there is news), so
         // the request log and the metrics see its real status and duration.
@@ -137,7 +176,9 @@ export function createNodeRealtime(
     },
     redis: fanout ? () => fanout.status() : undefined,
     async close() {
-      await Promise.all([socketIo.close(), websockets.close()]);
+      // One still loading is closed once loaded; one never asked for has nothing to close.
+      const current = loaded ?? (loading ? await loading.catch(() => undefined) : undefined);
+      if (current) await Promise.all([current.socketIo.close(), current.websockets.close()]);
       await fanout?.close();
     },
   };

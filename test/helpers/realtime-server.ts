@@ -50,6 +50,8 @@ export async function startRealtimeServer(
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     authenticate: (credential) => instance.authenticate(credential),
   });
+  // As `berth start` does: with Redis, socket.io runs from the start (it passes on this instance's events).
+  if (options.redisUrl) await realtime.ready();
   const instance = app.instantiate({
     storage,
     logger: silentLogger,
