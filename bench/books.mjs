@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort, load, median, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const starts = Number(process.env.BENCH_STARTS ?? 5);
 
 const berth = join(root, 'bin', 'berth');
@@ -99,7 +99,7 @@ export async function benchBooks() {
     }
 
     console.log(
-      `\nHTTP: books from SQLite (server on 1 core, wrk -c50 on the other, median of ${rounds} rounds of ${seconds}s; start: median of ${starts})\n`,
+      `\nHTTP: books from SQLite (server on 1 core, wrk -c50 on the other; CPU: median of ${rounds} rounds of ${seconds}s, ratios: median of the ratios within each round; start: median of ${starts})\n`,
     );
     const rows = [
       [
@@ -115,16 +115,20 @@ export async function benchBooks() {
     ];
     for (const [endpoint, byServer] of Object.entries(results)) {
       const cpu = (name) => median(byServer[name].map((r) => r.cpuPerRequest));
+      // Each ratio is taken within a round (the servers ran one after the other), then the median of
+      // the rounds: the machine's speed drifts between rounds, and a ratio of two medians would carry it.
+      const ratio = (name, baseline) =>
+        `${median(byServer[name].map((r, round) => r.cpuPerRequest / byServer[baseline][round].cpuPerRequest)).toFixed(2)}×`;
       for (const name of Object.keys(servers)) {
         rows.push([
           endpoint,
           name,
           median(byServer[name].map((r) => r.rps)).toFixed(0),
           cpu(name).toFixed(1),
-          `${(cpu(name) / cpu('fastify')).toFixed(2)}×`,
-          `${(cpu(name) / cpu('fastify + logger')).toFixed(2)}×`,
-          `${(cpu(name) / cpu('raw')).toFixed(2)}×`,
-          `${(cpu(name) / cpu('raw + log line')).toFixed(2)}×`,
+          ratio(name, 'fastify'),
+          ratio(name, 'fastify + logger'),
+          ratio(name, 'raw'),
+          ratio(name, 'raw + log line'),
         ]);
       }
     }

@@ -14,13 +14,20 @@ async function client() {
     socket.once('open', done);
     socket.once('error', fail);
   });
-  await new Promise((done) => {
+  await new Promise((done, fail) => {
     const message = 'hello, berth';
+    // A server that closes the connection (a limit) fails the run instead of leaving it waiting.
+    socket.once('close', (code, reason) =>
+      fail(new Error(`the server closed a connection (${code} ${reason.toString()})`)),
+    );
     socket.on('message', (data) => {
       if (data.toString() === String(message.length)) roundTrips++;
       else errors++;
       if (Date.now() < until) socket.send(message);
-      else done();
+      else {
+        socket.removeAllListeners('close');
+        done();
+      }
     });
     socket.send(message);
   });

@@ -33,7 +33,12 @@ async function drive(port, pid, duration) {
 export async function benchChat() {
   const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-chat-'));
   try {
-    const env = { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789' };
+    // The load sends far more than a person would: lift the per-connection message rate (100/s by default).
+    const env = {
+      BERTH_MODE: 'release',
+      BERTH_ADMIN_TOKEN: 'bench-token-0123456789',
+      BERTH_REALTIME_MESSAGE_RATE: '1000000',
+    };
     const servers = {
       berth: [join(root, 'bin', 'berth'), ['start']],
       'raw ws': [join(root, 'bench', 'servers', 'raw-ws.mjs'), []],
