@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, median, startPinned, table } from './lib.mjs';
+import { freePort, load, median, roundRatios, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -115,10 +115,8 @@ export async function benchBooks() {
     ];
     for (const [endpoint, byServer] of Object.entries(results)) {
       const cpu = (name) => median(byServer[name].map((r) => r.cpuPerRequest));
-      // Each ratio is taken within a round (the servers ran one after the other), then the median of
-      // the rounds: the machine's speed drifts between rounds, and a ratio of two medians would carry it.
       const ratio = (name, baseline) =>
-        `${median(byServer[name].map((r, round) => r.cpuPerRequest / byServer[baseline][round].cpuPerRequest)).toFixed(2)}×`;
+        `${median(roundRatios(byServer[name], byServer[baseline])).toFixed(2)}×`;
       for (const name of Object.keys(servers)) {
         rows.push([
           endpoint,

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, median, startPinned, table } from './lib.mjs';
+import { freePort, load, median, roundRatios, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -50,10 +50,7 @@ export async function benchExtensions() {
         }
       }
     }
-    // Ratios within each round (the variants ran one after the other), then their median: the
-    // machine's speed drifts between rounds, and a ratio of medians would carry the drift.
-    const vsBare = (name) =>
-      median(results[name].map((r, round) => r.cpuPerRequest / results[baseline][round].cpuPerRequest));
+    const vsBare = (name) => median(roundRatios(results[name], results[baseline]));
     console.log(
       `\nExtension points: GET /books (median of ${rounds} rounds of ${seconds}s; ratios within each round)\n`,
     );
@@ -64,8 +61,8 @@ export async function benchExtensions() {
         median(results[name].map((r) => r.rps)).toFixed(0),
         median(results[name].map((r) => r.cpuPerRequest)).toFixed(1),
         `${vsBare(name).toFixed(3)}×`,
-        results[name]
-          .map((r, round) => (r.cpuPerRequest / results[baseline][round].cpuPerRequest).toFixed(2))
+        roundRatios(results[name], results[baseline])
+          .map((ratio) => ratio.toFixed(2))
           .join(' '),
       ]),
     ]);

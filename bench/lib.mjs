@@ -76,6 +76,14 @@ export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, t
   return { requests, rps, cpuPerRequest: cpu_ / requests };
 }
 
+/**
+ * CPU per request of each round against the baseline's in the same round:
+ * the machine's speed drifts between rounds, and a ratio of medians would
+ * carry the drift. Take the median of these.
+ */
+export const roundRatios = (results, baseline) =>
+  results.map((result, round) => result.cpuPerRequest / baseline[round].cpuPerRequest);
+
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -63,6 +63,21 @@ function keepWriting(url: string) {
   };
 }
 
+/**
+ * `berth backup FILE` while four clients write: after `settle` ms of writes,
+ * the ids answered 201 before the backup began, and how many were answered
+ * while it ran.
+ */
+async function backupDuringWrites(server: { url: string; cwd: string }, file: string, settle: number) {
+  const writes = keepWriting(server.url);
+  await new Promise((done) => setTimeout(done, settle));
+  const before = [...writes.answered];
+  const made = await berthAsync(server.cwd, ['backup', file]);
+  const during = writes.answered.length - before.length;
+  await writes.stop();
+  return { made, before, during };
+}
+
 async function start(cwd = tempDir(), env: Record<string, string> = {}, args: string[] = []) {
   const server = await startBinary(berthBin, {
     cwd,
@@ -105,13 +120,8 @@ const stop = async (server: Awaited<ReturnType<typeof start>>) => {
 describe('backups and restore (the real binary)', () => {
   it('a backup taken during writes holds every write answered 201 before it started; restored into a fresh directory, they are all there', async () => {
     const server = await start();
-    const writes = keepWriting(server.url);
-    await new Promise((done) => setTimeout(done, 1000));
-    const before = [...writes.answered];
     const backup = join(tempDir(), 'during.sqlite');
-    const made = await berthAsync(server.cwd, ['backup', backup]);
-    const during = writes.answered.length - before.length;
-    await writes.stop();
+    const { made, before, during } = await backupDuringWrites(server, backup, 1000);
     expect(made).toMatchObject({ code: 0 });
     expect(made.stdout).toMatch(
       new RegExp(`^backed up .*/data/berth\\.sqlite to ${backup} \\(\\d+ bytes\\)$`),
@@ -140,13 +150,8 @@ describe('backups and restore (the real binary)', () => {
     for (let i = 0; i < 24; i++) insert.run(Buffer.alloc(1024 * 1024, i));
     db.close();
     const server = await start(first.cwd);
-    const writes = keepWriting(server.url);
-    await new Promise((done) => setTimeout(done, 500));
-    const before = [...writes.answered];
     const backup = join(tempDir(), 'large.sqlite');
-    const made = await berthAsync(server.cwd, ['backup', backup]);
-    const during = writes.answered.length - before.length;
-    await writes.stop();
+    const { made, before, during } = await backupDuringWrites(server, backup, 500);
     expect(made.code).toBe(0);
     expect(made.stderr).toMatch(/backing up: 100 % \((\d+) of \1 pages\)$/);
     expect(during).toBeGreaterThan(0);

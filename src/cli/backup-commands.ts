@@ -3,7 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { App } from '../core/index.js';
-import { backupsDirOf, copySqliteFile, newBackupName, pgDump, progressLines } from '../node/backups.js';
+import {
+  backupsDirOf,
+  copySqliteFile,
+  fileTime,
+  newBackupName,
+  pgDump,
+  progressLines,
+  writeWhole,
+} from '../node/backups.js';
 import { sqliteFileName } from '../node/open-storage.js';
 import { readServerState } from '../node/server-state.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
@@ -46,7 +54,7 @@ export function addBackupCommand(program: Command, app: App): void {
       if (url) {
         const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('dump')));
         try {
-          await pgDump(url, target);
+          await writeWhole(target, (partial) => pgDump(url, partial));
         } catch (error) {
           throw new CommandError((error as Error).message, { cause: error });
         }
@@ -118,7 +126,7 @@ function checkBackup(file: string): void {
 /** `berth.sqlite` → `berth.sqlite.before-restore` (a time is added when that exists already). */
 function asideName(database: string): string {
   const plain = `${database}.before-restore`;
-  return existsSync(plain) ? `${plain}-${new Date().toISOString().replace(/[:.]/g, '-')}` : plain;
+  return existsSync(plain) ? `${plain}-${fileTime()}` : plain;
 }
 
 /**

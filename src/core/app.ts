@@ -450,8 +450,7 @@ function identify(
   const token = bearerToken(request);
   if (token === undefined) return undefined;
   const address = services.clientAddress?.(platform);
-  return services.authenticate!({ token, ...(address ? { address } : {}) }).then(
-    (caller) => caller,
+  return services.authenticate!({ token, ...(address ? { address } : {}) }).catch(
     (error: unknown) => new Unchecked(error),
   );
 }

@@ -1,30 +1,35 @@
+import { z } from 'zod';
+
 /** One backup file. */
-export interface BackupEntry {
-  name: string;
-  bytes: number;
-  createdAt: string;
-  /** Made by the schedule (and pruned by it), not by hand. */
-  scheduled: boolean;
-}
+export const BackupEntrySchema = z.object({
+  name: z.string(),
+  bytes: z.number().int(),
+  createdAt: z.string().describe('ISO 8601'),
+  scheduled: z.boolean().describe('Made by the schedule (which keeps the newest few), not by hand'),
+});
+export type BackupEntry = z.infer<typeof BackupEntrySchema>;
 
 /** When backups are made on their own, and how many of those are kept. */
-export interface BackupSchedule {
-  /** `6h`, `1d`, …; null when there is no schedule. */
-  every: string | null;
-  keep: number;
-  /** Why an interval that is set makes no backups here (a `--workers` worker), and what to do instead. */
-  note?: string;
-}
+export const BackupScheduleSchema = z.object({
+  every: z.string().nullable().describe('`6h`, `1d`, …; null when there is no schedule'),
+  keep: z.number().int(),
+  note: z
+    .string()
+    .optional()
+    .describe('Why an interval that is set makes no backups here (a `--workers` worker), and what to do'),
+});
+export type BackupSchedule = z.infer<typeof BackupScheduleSchema>;
 
 /** What `GET /admin/backups` answers. */
-export interface BackupList {
-  directory: string;
+export const BackupListSchema = z.object({
+  directory: z.string(),
   /** Newest first. */
-  backups: BackupEntry[];
-  schedule: BackupSchedule;
+  backups: z.array(BackupEntrySchema),
+  schedule: BackupScheduleSchema,
   /** The last scheduled backup, when it failed; null once one succeeds. */
-  lastFailure: { at: string; message: string } | null;
-}
+  lastFailure: z.object({ at: z.string(), message: z.string() }).nullable(),
+});
+export type BackupList = z.infer<typeof BackupListSchema>;
 
 /**
  * The backups a runtime makes and keeps, for the admin API. Runtime-free:

@@ -33,7 +33,14 @@ export {
   type StaticAssets,
 } from './static-assets.js';
 export { defineModule, type ModuleDefinition } from './module.js';
-export type { BackupEntry, BackupList, BackupSchedule, Backups } from './backups.js';
+export {
+  BackupEntrySchema,
+  BackupListSchema,
+  type BackupEntry,
+  type BackupList,
+  type BackupSchedule,
+  type Backups,
+} from './backups.js';
 export {
   defineRoute,
   routesWith,

@@ -198,9 +198,6 @@ export function resourceRoutes(
       throw new BerthError('BERTH_FORBIDDEN', `only the admin token may set ${given.join(', ')} of ${name}`);
     }
   };
-  // Records of a collection without hidden or private fields are shown as stored.
-  const shownAsStored =
-    collection.privateFields.length === 0 && Object.values(collection.fields).every((field) => !field.hidden);
   const publicSearchable = collection.searchable.filter((field) => !collection.privateFields.includes(field));
   /** Filtering or sorting by a private field tells what it holds: the owner's and the admin's alone. */
   const refusePrivateLookups = (query: ParsedListQuery['query']): void => {
@@ -252,7 +249,7 @@ export function resourceRoutes(
           const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
           const shown = keyset ? items.slice(0, parsed.limit) : items;
           return {
-            items: shownAsStored ? shown : shown.map((item) => collection.presentTo(item, caller)),
+            items: shown.map((item) => collection.presentTo(item, caller)),
             total,
             limit: parsed.limit,
             offset: keyset ? null : parsed.offset,
@@ -270,8 +267,7 @@ export function resourceRoutes(
         params: Id,
         response: record,
         async handler({ params, services, caller }) {
-          const found = (await services.storage.repository(collection).get(params.id)) as Row | undefined;
-          if (!found) throw notFound(params.id);
+          const found = await read(services, params.id);
           const verdict = judge(access.read, caller, found, ownership);
           if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
           return collection.presentTo(found as never, caller);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/index.js';
+import { onlineBackup } from '../storage/sqlite.js';
+import { durationText } from './setting-table.js';
 
 /** Where backups go: `<data dir>/backups`. */
 export const backupsDirOf = (dataDir: string): string => join(dataDir, 'backups');
@@ -11,9 +13,12 @@ export const backupsDirOf = (dataDir: string): string => join(dataDir, 'backups'
 /** `2026-11-24T16-45-00-123Z.sqlite`; scheduled ones start with `auto-`. Sortable, safe in any file system. */
 export const backupNamePattern = /^(auto-)?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.(sqlite|dump)$/;
 
+/** A UTC time that is safe in a file name: `2026-11-24T16-45-00-123Z`. */
+export const fileTime = (now = new Date()): string => now.toISOString().replace(/[:.]/g, '-');
+
 /** A new backup's name: its UTC time, `auto-` first when the schedule made it. */
 export function newBackupName(kind: 'sqlite' | 'dump', scheduled = false, now = new Date()): string {
-  return `${scheduled ? 'auto-' : ''}${now.toISOString().replace(/[:.]/g, '-')}.${kind}`;
+  return `${scheduled ? 'auto-' : ''}${fileTime(now)}.${kind}`;
 }
 
 /** The backups in a directory, newest first. */
@@ -51,49 +56,36 @@ export function progressLines(write: (line: string) => void, large = 1000): Back
   };
 }
 
-/** Pages copied per step of an online backup: the event loop runs between steps. */
-const backupStep = 1000;
-
-/** A step that copies every page left, in one read transaction. */
-const allPages = 0x7fffffff;
+/**
+ * Writes `file` through `write`, which gets a temporary name next to it: the
+ * file appears whole or not at all, readable by its owner only (a backup
+ * holds what the database holds).
+ */
+export async function writeWhole(file: string, write: (partial: string) => Promise<void>): Promise<void> {
+  const partial = `${file}.partial`;
+  try {
+    await write(partial);
+    chmodSync(partial, 0o600);
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
 
 /**
  * A consistent copy of the SQLite database in `source` at `target`, made
  * with SQLite's online backup API on a connection of its own (so a server
- * may keep writing, and what only its -wal holds is copied too). The copy
- * appears whole or not at all, readable by its owner only: it holds what
- * the database holds.
+ * may keep writing, and what only its -wal holds is copied too).
  */
 export async function copySqliteFile(
   source: string,
   target: string,
   onProgress?: BackupProgress,
 ): Promise<void> {
-  const partial = `${target}.partial`;
   const db = new Database(source, { readonly: true, fileMustExist: true });
-  let pages = 0;
-  let copied = -1;
-  let step = backupStep;
   try {
-    await db.backup(partial, {
-      progress({ totalPages, remainingPages }) {
-        // SQLite starts the copy again after another connection's write: a server writing all
-        // along would restart it forever, so the rest goes in one step (one read; WAL lets the
-        // server keep writing meanwhile).
-        if (totalPages - remainingPages <= copied) step = allPages;
-        copied = totalPages - remainingPages;
-        pages = totalPages;
-        onProgress?.(copied, totalPages);
-        return step;
-      },
-    });
-    // better-sqlite3 asks for no step after the last one: the end is told here.
-    if (pages > 0) onProgress?.(pages, pages);
-    chmodSync(partial, 0o600);
-    renameSync(partial, target);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
+    await writeWhole(target, (partial) => onlineBackup(db, partial, onProgress));
   } finally {
     db.close();
   }
@@ -104,8 +96,9 @@ export class MissingPgDump extends Error {}
 
 /**
  * `pg_dump --format=custom` of a PostgreSQL database into `file` (restore
- * it with `pg_restore --clean --dbname=...`). Rejects with its stderr when
- * it fails, or with `MissingPgDump` when it is not installed.
+ * it with `pg_restore --clean --dbname=...`; write it through `writeWhole`).
+ * Rejects with its stderr when it fails, or with `MissingPgDump` when it is
+ * not installed.
  */
 export function pgDump(url: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -123,14 +116,11 @@ export function pgDump(url: string, file: string): Promise<void> {
           : error,
       ),
     );
-    child.on('close', (code) => {
-      if (code === 0) {
-        chmodSync(file, 0o600); // a dump holds what the database holds
-        return resolve();
-      }
-      rmSync(file, { force: true });
-      reject(new Error(`pg_dump failed (exit ${code}): ${stderr.trim() || 'no message'}`));
-    });
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`pg_dump failed (exit ${code}): ${stderr.trim() || 'no message'}`)),
+    );
   });
 }
 
@@ -143,30 +133,13 @@ async function backupInto(
 ): Promise<BackupEntry> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const name = newBackupName(databaseUrl ? 'dump' : 'sqlite', scheduled);
-  const file = join(dir, name);
-  const partial = `${file}.partial`;
-  try {
+  await writeWhole(join(dir, name), async (partial) => {
     if (databaseUrl) await pgDump(databaseUrl, partial);
     else if (storage.backup) await storage.backup(partial);
     else throw new Error(`the ${storage.driver} storage cannot make backups`);
-    chmodSync(partial, 0o600);
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  }
+  });
   return listBackupFiles(dir).find((entry) => entry.name === name)!;
 }
-
-/** An interval as the settings write it: `6h`, `1d`, `30m`, `90s`. */
-const every = (ms: number): string =>
-  ms % 86_400_000 === 0
-    ? `${ms / 86_400_000}d`
-    : ms % 3_600_000 === 0
-      ? `${ms / 3_600_000}h`
-      : ms % 60_000 === 0
-        ? `${ms / 60_000}m`
-        : `${ms / 1000}s`;
 
 /** Why a `--workers` worker makes no scheduled backups, said once when it starts and in the list. */
 const noScheduleInWorkers =
@@ -234,17 +207,17 @@ export function serverBackups(options: {
   timer?.unref();
   if (interval > 0) {
     logger.info(
-      { every: every(interval), keep },
-      `backups: every ${every(interval)} into ${dir}, keeping ${keep}`,
+      { every: durationText(interval), keep },
+      `backups: every ${durationText(interval)} into ${dir}, keeping ${keep}`,
     );
   }
-  if (note) logger.warn({ every: every(options.interval) }, note);
+  if (note) logger.warn({ every: durationText(options.interval) }, note);
   return {
     async list() {
       return {
         directory: dir,
         backups: listBackupFiles(dir),
-        schedule: { every: interval > 0 ? every(interval) : null, keep, ...(note ? { note } : {}) },
+        schedule: { every: interval > 0 ? durationText(interval) : null, keep, ...(note ? { note } : {}) },
         lastFailure,
       };
     },

@@ -28,8 +28,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     return;
   }
   const { status, error: code, detail } = problemOf(error.code);
-  const body = JSON.stringify(problemFor(code, detail));
+  endWithProblem(socket, status, problemFor(code, detail));
+}
+
+/**
+ * Answers on a bare socket, before any HTTP server has a request to answer:
+ * the problem as problem+json, then the connection closes.
+ */
+export function endWithProblem(
+  socket: Duplex,
+  status: string,
+  problem: object,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(problem);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -92,21 +92,29 @@ function p95Between(before: LoadSnapshot, after: LoadSnapshot): number | null {
   return lowerBound * 1000;
 }
 
-/** A counter whose value is read from elsewhere at scrape time (it only ever grows). */
+/**
+ * A counter whose value is read from elsewhere at scrape time (it only ever
+ * grows): by the value of its one label, or a single number without one.
+ */
 function countedFrom(
   registry: Registry,
   config: Omit<CounterConfiguration<string>, 'registers'>,
-  read: () => Record<string, number>,
+  read: () => Record<string, number> | number,
 ) {
   const seen: Record<string, number> = {};
+  const label = config.labelNames?.[0];
   return new (loadPromClient().Counter)({
     ...config,
     registers: [registry],
     collect() {
-      for (const [label, value] of Object.entries(read())) {
-        const delta = value - (seen[label] ?? 0);
-        if (delta > 0) this.inc({ [config.labelNames![0]!]: label }, delta);
-        seen[label] = value;
+      const now = read();
+      for (const [value, count] of Object.entries(typeof now === 'number' ? { '': now } : now)) {
+        const delta = count - (seen[value] ?? 0);
+        if (delta > 0) {
+          if (label) this.inc({ [label]: value }, delta);
+          else this.inc(delta);
+        }
+        seen[value] = count;
       }
     },
   });
@@ -134,9 +142,8 @@ export function createNodeMetrics(options: {
       help: 'Time to answer an HTTP request, by route pattern and method',
     },
   );
-  /** Problem answers by code, and how many of them were storage outages. */
+  /** Problem answers by code (BERTH_UNAVAILABLE: storage was busy or unreachable). */
   const problems: Record<string, number> = {};
-  let storageErrors = 0;
   const { storage, monitor } = options;
   let registry: Registry | undefined;
   /**
@@ -147,7 +154,7 @@ export function createNodeMetrics(options: {
    */
   const registryNow = (): Registry => {
     if (registry) return registry;
-    const { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } = loadPromClient();
+    const { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } = loadPromClient();
     const made = new Registry();
     registry = made;
     collectDefaultMetrics({ register: made });
@@ -161,16 +168,14 @@ export function createNodeMetrics(options: {
       },
       () => problems,
     );
-    let storageErrorsSeen = 0;
-    new Counter({
-      name: 'berth_storage_errors_total',
-      help: 'Requests that failed because storage was busy or unreachable',
-      registers: [made],
-      collect() {
-        if (storageErrors > storageErrorsSeen) this.inc(storageErrors - storageErrorsSeen);
-        storageErrorsSeen = storageErrors;
+    countedFrom(
+      made,
+      {
+        name: 'berth_storage_errors_total',
+        help: 'Requests that failed because storage was busy or unreachable',
       },
-    });
+      () => problems.BERTH_UNAVAILABLE ?? 0,
+    );
     new Gauge({
       name: 'berth_storage_pool_connections',
       help: 'Connections of the storage pool, by state (PostgreSQL); waiting is callers queued for one',
@@ -223,10 +228,7 @@ export function createNodeMetrics(options: {
 
   const observe = (entry: RequestLogEntry): void => {
     series.observe(entry.route ?? unmatchedRoute, entry.method, entry.status, entry.durationMs / 1000);
-    if (entry.code) {
-      problems[entry.code] = (problems[entry.code] ?? 0) + 1;
-      if (entry.code === 'BERTH_UNAVAILABLE') storageErrors++;
-    }
+    if (entry.code) problems[entry.code] = (problems[entry.code] ?? 0) + 1;
   };
 
   const history: LoadPoint[] = [];

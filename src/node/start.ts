@@ -72,7 +72,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     throw error;
   }
   const realtime = realtimePath
-    ? createNodeRealtime(app, {
+    ? await createNodeRealtime(app, {
         path: realtimePath,
         events,
         logger,
@@ -86,9 +86,6 @@ export async function startServer(configured: App, options: StartOptions = {}): 
             : {}),
       })
     : undefined;
-  // Shared with other instances (Redis) or workers, socket.io passes this one's events on even without
-  // clients of its own, and a worker is handed sessions: then it starts now, otherwise on first use.
-  if (realtime && (settings.redisUrl.value || worker)) await realtime.ready();
   const { runtime, instanceFor, lifecycle, close: closeInstances } = servingInstances(booted, realtime);
   const listener = new HttpListener(instanceFor(settings, booted.token.hash));
   realtime?.attach(listener.server);

@@ -42,13 +42,7 @@ export interface NodeRealtime {
   attach(server: Server): void;
   /** Whether Redis fan-out is up, when Redis is configured. */
   redis: (() => 'up' | 'down') | undefined;
-  /**
-   * Loads socket.io and ws and starts their servers; until then (a start
-   * needs neither) the first realtime request or upgrade does it. Nobody
-   * can be subscribed before, so no event is missed.
-   */
-  ready(): Promise<void>;
-  /** The socket.io server, for the cluster wiring (after `ready`). */
+  /** The socket.io server, for the cluster wiring (loaded from the start there). */
   readonly io: SocketIoServer;
   /** Credentials were reloaded (a new admin token): subscribers' tokens are checked again. */
   recheckCallers(): void;
@@ -57,9 +51,15 @@ export interface NodeRealtime {
 
 /**
  * Starts realtime for an app. One instance serves every listener the process
- * opens (a reload moves to a new listener without dropping it).
+ * opens (a reload moves to a new listener without dropping it). socket.io
+ * and ws are loaded by the first realtime request or upgrade (a start needs
+ * neither, and nobody can be subscribed before, so no event is missed),
+ * except with an adapter (Redis, or the workers' cluster adapter): then
+ * socket.io must pass this instance's events on even without clients of
+ * its own, and a worker is handed sessions, so they load before this
+ * resolves.
  */
-export function createNodeRealtime(
+export async function createNodeRealtime(
   app: App,
   context: {
     /** Where socket.io is served (without slashes). */
@@ -75,7 +75,7 @@ export function createNodeRealtime(
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
     adapter?: SocketIoOptions['adapter'];
   },
-): NodeRealtime {
+): Promise<NodeRealtime> {
   const { path, settings, logger } = context;
   const monitor = new RealtimeMonitor();
   const allowOrigin = (request: IncomingMessage): boolean =>
@@ -125,9 +125,7 @@ export function createNodeRealtime(
         return loaded;
       },
     ));
-  // Events must reach other instances or workers even while this one has no clients: start now.
-  if (adapter)
-    void load().catch((error: unknown) => logger.error({ err: error }, 'realtime could not start'));
+  if (adapter) await load();
   const prefix = `/${path}/`;
   const channelPaths = new Set(app.channels.map((channel) => `/${channel.name}`));
 
@@ -153,9 +151,9 @@ export function createNodeRealtime(
 
   return {
     monitor,
-    ready: () => load().then(() => undefined),
     get io() {
-      if (!loaded) throw new Error('realtime is not loaded yet: await ready() first');
+      if (!loaded)
+        throw new Error('socket.io is loaded on first use without an adapter: nothing to wire yet');
       return loaded.socketIo.io;
     },
     recheckCallers: () => loaded?.socketIo.recheckCallers(),

@@ -1,10 +1,10 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { FieldKind, StorageDriver } from '../core/index.js';
+import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js';
 import { LruCache } from './lru-cache.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
-import type { SqlConnection } from './sql/sql-connection.js';
+import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { translate } from './sql/sql-repository.js';
 import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
@@ -66,6 +66,33 @@ const backupStep = 1000;
 const allPages = 0x7fffffff;
 
 /**
+ * SQLite's online backup of `db` into `target`, a step at a time. Another
+ * connection's write starts the copy again; a database written to all along
+ * would restart it forever, so after a restart the rest goes in one step.
+ * The progress is told after each step, the end included.
+ */
+export async function onlineBackup(
+  db: Database.Database,
+  target: string,
+  onProgress?: BackupProgress,
+): Promise<void> {
+  let copied = -1;
+  let pages = 0;
+  let step = backupStep;
+  await db.backup(target, {
+    progress({ totalPages, remainingPages }) {
+      if (totalPages - remainingPages <= copied) step = allPages;
+      copied = totalPages - remainingPages;
+      pages = totalPages;
+      onProgress?.(copied, totalPages);
+      return step;
+    },
+  });
+  // better-sqlite3 asks for no step after the last one: the end is told here.
+  if (pages > 0) onProgress?.(pages, pages);
+}
+
+/**
  * Opens (and creates) an SQLite database file in WAL mode. `:memory:` gives a
  * private in-memory database, handy for tests. A new file and its directory
  * are readable by their owner only. One connection: a transaction holds it
@@ -86,42 +113,32 @@ export function openSqliteStorage(file: string): StorageDriver {
   const statements = new LruCache<string, Database.Statement>(statementCacheLimit);
   const prepare = (sql: string): Database.Statement =>
     statements.get(sql) ?? statements.set(sql, db.prepare(sql));
+  /** The statements themselves, at once; the two connections below differ only in when they run them. */
+  const run = {
+    all: (sql: string, params: readonly unknown[]) => prepare(sql).all(...params) as SqlRow[],
+    one: (sql: string, params: readonly unknown[]) => prepare(sql).get(...params) as SqlRow | undefined,
+    changes: (sql: string, params: readonly unknown[]) => prepare(sql).run(...params).changes,
+  };
   const direct: SqlConnection = {
-    all: async (sql, params) => prepare(sql).all(...params) as Record<string, unknown>[],
-    one: async (sql, params) => prepare(sql).get(...params) as Record<string, unknown> | undefined,
-    run: async (sql, params) => prepare(sql).run(...params).changes,
+    all: async (sql, params) => run.all(sql, params),
+    one: async (sql, params) => run.one(sql, params),
+    run: async (sql, params) => run.changes(sql, params),
   };
   /** The transaction holding the connection; other statements wait for it. */
   let holder: Promise<void> | undefined;
-  const released = async (): Promise<void> => {
-    while (holder) await holder;
+  /** Runs a statement once no transaction holds the connection: at once (no async step) when none does. */
+  const whenFree = <R>(statement: () => R): Promise<R> => {
+    if (holder) return holder.then(() => whenFree(statement));
+    try {
+      return Promise.resolve(statement());
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   };
-  // Outside a transaction a statement runs at once: no async function of its own (the common path).
   const outside: SqlConnection = {
-    all(sql, params) {
-      if (holder) return released().then(() => outside.all(sql, params));
-      try {
-        return Promise.resolve(prepare(sql).all(...params) as Record<string, unknown>[]);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    },
-    one(sql, params) {
-      if (holder) return released().then(() => outside.one(sql, params));
-      try {
-        return Promise.resolve(prepare(sql).get(...params) as Record<string, unknown> | undefined);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    },
-    run(sql, params) {
-      if (holder) return released().then(() => outside.run(sql, params));
-      try {
-        return Promise.resolve(prepare(sql).run(...params).changes);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    },
+    all: (sql, params) => whenFree(() => run.all(sql, params)),
+    one: (sql, params) => whenFree(() => run.one(sql, params)),
+    run: (sql, params) => whenFree(() => run.changes(sql, params)),
   };
   let closed = false;
 
@@ -189,20 +206,8 @@ export function openSqliteStorage(file: string): StorageDriver {
       }
     },
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
-    // SQLite's online backup on this connection: writes it makes meanwhile are in the copy too.
-    // Another process's write (a `--workers` sibling) restarts the copy: then the rest goes in one step.
-    async backup(target, onProgress) {
-      let copied = -1;
-      let step = backupStep;
-      await db.backup(target, {
-        progress({ totalPages, remainingPages }) {
-          if (totalPages - remainingPages <= copied) step = allPages;
-          copied = totalPages - remainingPages;
-          onProgress?.(copied, totalPages);
-          return step;
-        },
-      });
-    },
+    // On this connection: the writes it makes meanwhile are in the copy too.
+    backup: (target, onProgress) => onlineBackup(db, target, onProgress),
     async close() {
       if (closed) return;
       closed = true;

@@ -41,7 +41,7 @@ export async function startRealtimeServer(
   const tokenHash = await hashToken(adminToken);
   const mode = options.mode ?? 'release';
   const logger = options.logger ?? silentLogger;
-  const realtime = createNodeRealtime(app, {
+  const realtime = await createNodeRealtime(app, {
     path: realtimePath,
     events,
     logger,
@@ -50,8 +50,6 @@ export async function startRealtimeServer(
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     authenticate: (credential) => instance.authenticate(credential),
   });
-  // As `berth start` does: with Redis, socket.io runs from the start (it passes on this instance's events).
-  if (options.redisUrl) await realtime.ready();
   const instance = app.instantiate({
     storage,
     logger: silentLogger,

@@ -1,4 +1,6 @@
 import {
+  BackupEntrySchema,
+  BackupListSchema,
   BerthError,
   describeAccess,
   defineModule,
@@ -108,27 +110,6 @@ function describeCollection(collection: CollectionDefinition) {
   };
 }
 
-const BackupEntrySchema = z.object({
-  name: z.string(),
-  bytes: z.number().int(),
-  createdAt: z.string().describe('ISO 8601'),
-  scheduled: z.boolean().describe('Made by the schedule (which keeps the newest few), not by hand'),
-});
-
-const BackupList = z.object({
-  directory: z.string(),
-  backups: z.array(BackupEntrySchema),
-  schedule: z.object({
-    every: z.string().nullable().describe('`6h`, `1d`, …; null when there is no schedule'),
-    keep: z.number().int(),
-    note: z
-      .string()
-      .optional()
-      .describe('Why an interval that is set makes no backups here (a `--workers` worker), and what to do'),
-  }),
-  lastFailure: z.object({ at: z.string(), message: z.string() }).nullable(),
-});
-
 /** The runtime's backups, or a 404 that says this runtime makes none. */
 function backupsOf(services: AppServices): Backups {
   if (!services.backups) {
@@ -235,7 +216,7 @@ export function createAdminModule(
         summary: 'The backups of the database',
         description:
           'Newest first, with the schedule (`BERTH_BACKUP_INTERVAL`, `BERTH_BACKUP_KEEP`) and the last scheduled backup that failed, if the latest did.',
-        response: BackupList,
+        response: BackupListSchema,
         docs: { responses: { '404': { description: 'This runtime makes no backups.', problem: true } } },
         handler: ({ services }) => backupsOf(services).list(),
       }),

@@ -173,13 +173,11 @@ export function sqlRepository(
   const p = (index: number): string => dialect.placeholder(index);
   // Only the columns whose values change on the way back are decoded (SQLite: booleans and JSON).
   const decoded = columns.filter(({ kind }) => dialect.decodes(kind));
-  const decode =
-    decoded.length === 0
-      ? (row: SqlRow): Row => row as Row
-      : (row: SqlRow): Row => {
-          for (const { name, kind } of decoded) row[name] = dialect.decode(kind, row[name]);
-          return row as Row;
-        };
+  const decode = (row: SqlRow): Row => {
+    for (const { name, kind } of decoded) row[name] = dialect.decode(kind, row[name]);
+    return row as Row;
+  };
+  const decodeAll = (rows: SqlRow[]): Row[] => (decoded.length ? rows.map(decode) : (rows as Row[]));
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
@@ -188,71 +186,49 @@ export function sqlRepository(
     }
   };
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
-  /**
-   * The SQL of unfiltered lists (most lists are), by order and then by page:
-   * built once, and the same string each time, so the statement cache finds
-   * it without building a key. Orders come from the collection's fields and
-   * pages from validated numbers: bounded all the same.
-   */
-  const plainLists = new Map<string, { items: Map<number, string>; count: string }>();
-  const plainList = (query: ListQuery): { items: string; count: string } => {
-    let key = '';
-    for (const { field, direction } of query.orderBy ?? []) key += `${field} ${direction},`;
-    let byOrder = plainLists.get(key);
-    if (!byOrder) {
-      const { orderBy } = listClauses(collection, byName, query, dialect);
-      byOrder = {
-        items: new Map([[-1, `SELECT ${list} FROM ${table}${orderBy}`]]),
-        count: `SELECT count(*) AS "total" FROM ${table}`,
-      };
-      if (plainLists.size < 64) plainLists.set(key, byOrder);
+  const countAll = `SELECT count(*) AS "total" FROM ${table}`;
+  /** The page and total SQL of unfiltered lists (most lists are), by order: built once per order (64 at most). */
+  const plainOrders = new Map<string, string>();
+  /** A list's two statements: the page (its window inlined), and the total, which ignores where the page starts. */
+  const listSql = (query: ListQuery) => {
+    const window = windowOf(query);
+    if (!query.where?.length && !query.search && !query.after) {
+      let key = '';
+      for (const { field, direction } of query.orderBy ?? []) key += `${field} ${direction},`;
+      let items = plainOrders.get(key);
+      if (!items) {
+        items = `SELECT ${list} FROM ${table}${listClauses(collection, byName, query, dialect).orderBy}`;
+        if (plainOrders.size < 64) plainOrders.set(key, items);
+      }
+      return { items: `${items}${window}`, itemParams: [], count: countAll, countParams: [] };
     }
-    const limit = Math.trunc(query.limit);
-    const offset = Math.trunc(query.offset ?? 0);
-    // A page (limit up to 1000, offset under 10^10) as one exact number.
-    const page = limit <= 1000 && offset < 1e10 ? limit * 1e10 + offset : undefined;
-    let items = page === undefined ? undefined : byOrder.items.get(page);
-    if (!items) {
-      items = `${byOrder.items.get(-1)!}${windowOf(query)}`;
-      if (page !== undefined && byOrder.items.size < 256) byOrder.items.set(page, items);
-    }
-    return { items, count: byOrder.count };
+    const all = listClauses(
+      collection,
+      byName,
+      query.after ? { ...query, after: undefined } : query,
+      dialect,
+    );
+    const page = query.after ? listClauses(collection, byName, query, dialect) : all;
+    return {
+      items: `SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`,
+      itemParams: page.params,
+      count: `${countAll}${all.where}`,
+      countParams: all.params,
+    };
   };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
-  const filteredList = (query: ListQuery): Promise<{ items: Row[]; total: number }> =>
-    guard(async () => {
-      const window = windowOf(query);
-      // The total ignores where the page starts (`after`); the page itself does not.
-      const all = listClauses(
-        collection,
-        byName,
-        query.after ? { ...query, after: undefined } : query,
-        dialect,
-      );
-      const page = query.after ? listClauses(collection, byName, query, dialect) : all;
-      const [items, counted] = await Promise.all([
-        connection.all(`SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`, page.params),
-        connection.all(`SELECT count(*) AS "total" FROM ${table}${all.where}`, all.params),
-      ]);
-      return { items: items.map(decode), total: Number(counted[0]!.total) };
-    });
-
   return {
-    // The common list, on its own path: one async step, the rows as they come when nothing is decoded.
+    // Lists and reads are the hot path: one async step each, rather than guard's two.
     list: async (query) => {
-      if (query.where?.length || query.search || query.after) return filteredList(query);
-      const sql = plainList(query);
       try {
+        const sql = listSql(query);
         const [items, counted] = await Promise.all([
-          connection.all(sql.items, []),
-          connection.one(sql.count, []),
+          connection.all(sql.items, sql.itemParams),
+          connection.one(sql.count, sql.countParams),
         ]);
-        return {
-          items: decoded.length ? items.map(decode) : (items as Row[]),
-          total: Number(counted!.total),
-        };
+        return { items: decodeAll(items), total: Number(counted!.total) };
       } catch (error) {
         return translate(dialect, collection.name, error);
       }
@@ -268,10 +244,9 @@ export function sqlRepository(
     count: (field, value) =>
       guard(async () => {
         const { kind } = byName.get(field)!;
-        const [row] = await connection.all(
-          `SELECT count(*) AS "total" FROM ${table} WHERE ${quote(field)} = ${p(1)}`,
-          [dialect.encode(kind, value)],
-        );
+        const row = await connection.one(`${countAll} WHERE ${quote(field)} = ${p(1)}`, [
+          dialect.encode(kind, value),
+        ]);
         return Number(row!.total);
       }),
     insert: (row) =>
