@@ -17,6 +17,15 @@ async function socketIo(url: string, transports: Array<'polling' | 'websocket'>)
   return socket;
 }
 
+/** A raw long-polling handshake, then at once the socket.io connect packet for the session it opened. */
+async function handshakeThenPost(url: string): Promise<{ status: number; body: string }> {
+  const polling = `${url}/socket.io/?EIO=4&transport=polling`;
+  const handshake = await (await fetch(polling)).text();
+  const { sid } = JSON.parse(handshake.slice(1)) as { sid: string };
+  const response = await fetch(`${polling}&sid=${sid}`, { method: 'POST', body: '40' });
+  return { status: response.status, body: await response.text() };
+}
+
 const post = (url: string, path: string, body: object) =>
   fetch(`${url}${path}`, {
     method: 'POST',
@@ -73,6 +82,13 @@ describe('scaling out: PostgreSQL, Redis and workers (real processes)', () => {
       pids.add(overview.details.pid);
     }
     expect(pids.size).toBe(2);
+
+    // A long-polling client sends its next request the moment the handshake is answered: that request,
+    // on a connection of its own, must already be routed to the worker holding the new session.
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all(Array.from({ length: 4 }, () => handshakeThenPost(server.url)));
+      expect(answers).toEqual(Array.from({ length: 4 }, () => ({ status: 200, body: 'ok' })));
+    }
 
     const pollers = await Promise.all(Array.from({ length: 4 }, () => socketIo(server.url, ['polling'])));
     for (const [index, socket] of pollers.entries()) {

@@ -2,6 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { problemFor } from '../core/index.js';
+import { endWithProblem } from './client-error.js';
+import { clusterMessages } from './cluster-protocol.js';
 
 /**
  * The messages a worker's `setupWorker` (from @socket.io/sticky) understands
@@ -63,15 +65,15 @@ function isWholeRequest(bytes: Buffer, end: number, head: string): boolean {
 
 /** Answers a connection no worker can take: 503, retry in a second. */
 function refuse(socket: Socket): void {
-  const body = JSON.stringify(
+  socket.on('error', () => socket.destroy());
+  endWithProblem(
+    socket,
+    '503 Service Unavailable',
     problemFor(
       'BERTH_NOT_READY',
       'no worker is serving at the moment (the server is starting, reloading or stopping): retry in a second',
     ),
-  );
-  socket.on('error', () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+    { 'Retry-After': '1' },
   );
 }
 
@@ -158,6 +160,11 @@ export function createBalancer(): ClusterBalancer {
 
   /** A worker's answer on a relayed connection, and the sessions it holds. */
   const onWorkerMessage = (worker: Worker, message: WorkerMessage): void => {
+    if (message?.type === clusterMessages.sessionClaim && typeof message.data === 'string') {
+      sessions.set(message.data, worker);
+      tell(worker, { type: clusterMessages.sessionClaimed, data: message.data }, () => {});
+      return;
+    }
     if (message?.type === handover.session && typeof message.data === 'string') {
       sessions.set(message.data, worker);
       return;

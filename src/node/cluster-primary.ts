@@ -33,6 +33,23 @@ function listen(server: Server, port: number, host: string | undefined, source: 
   });
 }
 
+/** The workers alive now. */
+const workers = (): Worker[] =>
+  Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+
+/** Tells a worker to stop (shut down, or retire after draining); resolves once it exited, killing it after `bound` ms. */
+function stopWorker(worker: Worker, type: string, bound: number): Promise<void> {
+  return new Promise((done) => {
+    if (worker.isDead()) return done();
+    const killer = setTimeout(() => worker.process.kill('SIGKILL'), bound);
+    worker.once('exit', () => {
+      clearTimeout(killer);
+      done();
+    });
+    worker.send({ type });
+  });
+}
+
 /** Resolves when the worker says it serves; rejects when it exits first or takes too long. */
 function readyOf(worker: Worker, timeout: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -177,12 +194,7 @@ export async function startCluster(
     // From here new connections go to the others; the sessions it holds still reach it while it drains.
     balancer.retire(old);
     leaving.add(old.id);
-    const exited = new Promise<void>((done) => old.once('exit', () => done()));
-    old.send({ type: clusterMessages.retire });
-    const bound = retireGrace + settings.shutdownTimeout.value + 5000;
-    const killer = setTimeout(() => old.process.kill('SIGKILL'), bound);
-    await exited;
-    clearTimeout(killer);
+    await stopWorker(old, clusterMessages.retire, retireGrace + settings.shutdownTimeout.value + 5000);
     logger.info(
       { retired: old.process.pid, serving: fresh.process.pid },
       `reload: worker ${fresh.process.pid} serves; worker ${old.process.pid} drained and stopped`,
@@ -236,9 +248,7 @@ export async function startCluster(
       // Before any worker is replaced, so that every connection the old port took drains with its worker.
       await retirePort(retiring, logger);
     }
-    const old = Object.values(cluster.workers ?? {}).filter(
-      (worker): worker is Worker => worker !== undefined,
-    );
+    const old = workers();
     let replaced = 0;
     try {
       for (const worker of old) {
@@ -279,17 +289,8 @@ export async function startCluster(
     async close() {
       stopping = true;
       logger.info({}, 'shutting down the workers');
-      const workers = Object.values(cluster.workers ?? {}).filter(
-        (worker): worker is Worker => worker !== undefined,
-      );
-      const exits = workers.map(
-        (worker) =>
-          new Promise<void>((done) => {
-            if (worker.isDead()) return done();
-            worker.once('exit', () => done());
-            worker.send({ type: clusterMessages.shutdown });
-            setTimeout(() => worker.kill('SIGKILL'), settings.shutdownTimeout.value + 2000).unref();
-          }),
+      const exits = workers().map((worker) =>
+        stopWorker(worker, clusterMessages.shutdown, settings.shutdownTimeout.value + 2000),
       );
       server.close();
       await Promise.all(exits);

@@ -4,6 +4,15 @@ export const clusterMessages = {
   shutdown: 'berth:shutdown',
   /** Stop taking work: finish what is in flight, close each connection after its response, then exit. */
   retire: 'berth:retire',
+  /**
+   * From a worker, before it answers a socket.io handshake: it will hold the
+   * session with this id (`data`). The primary records it and answers with
+   * `sessionClaimed`, so the client's next request, which may come at once,
+   * already reaches this worker.
+   */
+  sessionClaim: 'berth:session-claim',
+  /** To a worker: the session id it claimed is recorded. */
+  sessionClaimed: 'berth:session-claimed',
 } as const;
 
 /** Set in a worker's environment: it serves connections handed over by the primary. */

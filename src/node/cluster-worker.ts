@@ -18,6 +18,44 @@ export const isClusterWorker = (): boolean =>
 export const clusterAdapter = (): ReturnType<typeof ClusterAdapter.createAdapter> =>
   (load('@socket.io/cluster-adapter') as typeof ClusterAdapter).createAdapter();
 
+/** How long a socket.io handshake waits for the primary to record its session before it answers anyway. */
+const claimTimeout = 2000;
+
+/**
+ * Makes each new socket.io session known to the primary before the
+ * handshake is answered. The handshake's answer goes straight to the client
+ * on the socket this worker was handed, while sticky's own "I hold this
+ * session" message travels over IPC after it: a long-polling client that
+ * sent its next request at once could reach the primary first and be routed
+ * to the other worker, which answers 400 (session unknown).
+ */
+function claimSessionsFirst(engine: {
+  generateId(request: IncomingMessage): string | PromiseLike<string>;
+}): void {
+  const waiting = new Map<string, () => void>();
+  const generate = engine.generateId.bind(engine);
+  engine.generateId = async (request) => {
+    const id = await generate(request);
+    await new Promise<void>((claimed) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        claimed();
+      };
+      const timer = setTimeout(done, claimTimeout);
+      waiting.set(id, done);
+      process.send!({ type: clusterMessages.sessionClaim, data: id }, undefined, {}, (error) => {
+        if (error) done();
+      });
+    });
+    return id;
+  };
+  process.on('message', (message: { type?: string; data?: unknown }) => {
+    if (message?.type === clusterMessages.sessionClaimed && typeof message.data === 'string')
+      waiting.get(message.data)?.();
+  });
+}
+
 /**
  * Serves the connections the primary hands over. Responses on the realtime
  * path close their connection, so each long-polling request reaches the
@@ -31,6 +69,7 @@ export function serveAsWorker(
   retire: () => Promise<void>,
 ): void {
   const engine = realtime ? realtime.instance.io.engine : new EventEmitter();
+  if (realtime) claimSessionsFirst(realtime.instance.io.engine);
   const before = new Set(server.listeners('request'));
   (load('@socket.io/sticky') as typeof Sticky).setupWorker({
     httpServer: server,
