@@ -26,6 +26,13 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** Whether `password` is the one `stored` was made from; in constant time. */
   verify(password: string, stored: string): Promise<boolean>;
+  /**
+   * A stored value no password matches, which `verify` checks at the cost
+   * of a real one: a login with an unknown email checks it, so its answer
+   * takes as long as a wrong password's. Without it, the module hashes a
+   * random password once at start for that.
+   */
+  unmatchable?(): string;
 }
 
 /** Sign-ins: one per token. A token is kept only as its SHA-256; deleting a session revokes it. */
@@ -152,7 +159,8 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const limiterOf = (services: AppServices): RateLimiter => services.rateLimiter ?? ownLimiter;
   // An unknown email costs one hash check too, so its answer takes as long as a wrong password's.
   let dummy: Promise<string> | undefined;
-  const dummyHash = () => (dummy ??= hasher.hash(generateToken()));
+  const dummyHash = () =>
+    (dummy ??= hasher.unmatchable ? Promise.resolve(hasher.unmatchable()) : hasher.hash(generateToken()));
 
   const sessionOf = async (token: string, services: AppServices) => {
     const dot = token.indexOf('.');
