@@ -137,6 +137,35 @@ describe('berth start (real process, real socket)', () => {
     );
   });
 
+  it('release mode: under load and at shutdown every line is written whole, once and in order', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_MODE: 'release' },
+    });
+    // Enough lines to cross the 4 KiB batches the log is written in, some of them at once.
+    for (let i = 0; i < 4; i++) {
+      await Promise.all(
+        Array.from({ length: 15 }, (_, j) =>
+          fetch(`${server.url}/books?limit=1`, { headers: { 'x-request-id': `load-${i * 15 + j}` } }),
+        ),
+      );
+    }
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    const lines = server
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const ids = lines.filter((line) => line.msg === 'request').map((line) => line.requestId);
+    expect(new Set(ids)).toEqual(new Set(Array.from({ length: 60 }, (_, i) => `load-${i}`)));
+    expect(ids).toHaveLength(60);
+    const messages = lines.map((line) => String(line.msg));
+    const shutting = messages.findIndex((message) => message.startsWith('shutting down'));
+    expect(shutting).toBeGreaterThan(messages.lastIndexOf('request'));
+    expect(messages.at(-1)).toBe('stopped');
+  });
+
   it('NODE_ENV=production also means release mode', async () => {
     const server = await startBinary(berthBin, {
       cwd: tempDir(),

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import pino from 'pino';
@@ -44,9 +45,9 @@ export function createLogger(
   if (mode === 'release') {
     if (destination !== process.stdout) return { logger: pino(options, destination) };
     // Buffered writes keep logging cheap under load; a timer flushes quiet periods.
-    const sink = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-    setInterval(() => sink.flush(), 250).unref();
-    return { logger: pino(options, sink), logRequest: requestLineWriter(name, (line) => sink.write(line)) };
+    const lines = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+    setInterval(() => lines.flush(), 250).unref();
+    return { logger: pino(options, lines), logRequest: requestLineWriter(name, (line) => lines.write(line)) };
   }
   // Readable logs are for debug mode only: release mode never loads pino-pretty.
   const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
@@ -60,6 +61,52 @@ export function createLogger(
     messageFormat: readable,
   });
   return { logger: pino(options, stream) };
+}
+
+/**
+ * Gathers log lines into writes of about 4 KiB for sonic-boom (pino's
+ * destination), which measures the byte length of its pending text on every
+ * write: a line at a time, that copied up to 16 KiB per request. Every line,
+ * pino's and the request log's, passes through here, so their order holds.
+ * What is still gathered at exit is written after what the destination holds.
+ */
+class LineBatch {
+  #pending = '';
+
+  constructor(readonly sink: ReturnType<typeof pino.destination>) {
+    process.once('exit', () => {
+      if (!this.#pending) return;
+      try {
+        this.sink.flushSync();
+      } catch {
+        // The destination ended at exit already, writing what it held.
+      }
+      writeSync(1, this.#pending);
+    });
+  }
+
+  write(line: string): boolean {
+    this.#pending += line;
+    if (this.#pending.length >= 4096) this.#hand();
+    return true;
+  }
+
+  /** Writes what is gathered; `done` once the destination has written it. */
+  flush(done?: (error?: Error) => void): void {
+    this.#hand();
+    this.sink.flush(done);
+  }
+
+  flushSync(): void {
+    this.#hand();
+    this.sink.flushSync();
+  }
+
+  #hand(): void {
+    if (!this.#pending) return;
+    this.sink.write(this.#pending);
+    this.#pending = '';
+  }
 }
 
 /**
