@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   type Collection,
   type Field,
@@ -86,8 +86,9 @@ function RowActions({ actions }: { actions: RowAction[] }) {
   const buttons = useRef(new Map<string, HTMLButtonElement>());
   const asked = useRef<string | undefined>(undefined);
   const inputId = useId();
-  useEffect(() => {
-    // Focus follows the question: on to its input or Cancel (the harmless answer), back to the button that asked after it.
+  useLayoutEffect(() => {
+    // Focus follows the question: on to its input or Cancel (the harmless answer), back to the button that asked after it,
+    // in the same commit that shows or hides the question (an effect would leave a painted frame with focus nowhere).
     if (asking) (input.current ?? cancel.current)?.focus();
     else if (asked.current) buttons.current.get(asked.current)?.focus();
     asked.current = asking;
