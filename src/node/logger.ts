@@ -109,14 +109,32 @@ class LineBatch {
   }
 }
 
+/** Characters a JSON string may hold as they are: printable ASCII but `"` and `\`. */
+const plainJson = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A JSON string literal; most methods and paths need no escaping, and skip JSON.stringify. */
+const jsonString = (text: string): string => (plainJson.test(text) ? `"${text}"` : JSON.stringify(text));
+
 /**
  * The request line is the one written for every request, so it skips pino's
- * generic serialiser; it writes the very line pino would (same fields).
+ * generic serialiser; it writes the very line pino would (same fields). The
+ * time text is made once per millisecond (under load, many lines share it).
  */
-function requestLineWriter(name: string, write: (line: string) => void): (entry: RequestLogEntry) => void {
+export function requestLineWriter(
+  name: string,
+  write: (line: string) => void,
+): (entry: RequestLogEntry) => void {
   const head = `","pid":${process.pid},"hostname":${JSON.stringify(hostname())},"name":${JSON.stringify(name)},"requestId":"`;
-  return (entry) =>
+  let millisecond = Number.NaN;
+  let time = '';
+  return (entry) => {
+    const now = Date.now();
+    if (now !== millisecond) {
+      millisecond = now;
+      time = new Date(now).toISOString();
+    }
     write(
-      `{"level":30,"time":"${new Date().toISOString()}${head}${entry.requestId}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs},"msg":"request"}\n`,
+      `{"level":30,"time":"${time}${head}${entry.requestId}","method":${jsonString(entry.method)},"path":${jsonString(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs},"msg":"request"}\n`,
     );
+  };
 }
