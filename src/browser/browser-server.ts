@@ -13,6 +13,19 @@ import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
+import { pageRequest } from './page-request.js';
+
+/** Characters the URL parser keeps as they are in a path and a query (no space, quote, fragment, backslash, non-ASCII). */
+const plainCharacters = /^\/(?!\/)[\w\-.~!$&()*+,;=:@/?%]*$/;
+/** A `.` or `..` segment, which the URL parser would resolve. */
+const dotSegment = /\/(?:\.|%2e)/i;
+
+/** A path (with its query) that `new URL(path, origin)` would keep exactly as it is. */
+function plainPath(url: string): boolean {
+  if (!plainCharacters.test(url)) return false;
+  const query = url.indexOf('?');
+  return !dotSegment.test(query < 0 ? url : url.slice(0, query));
+}
 
 export interface BrowserServerOptions {
   modules: ModuleDefinition[];
@@ -100,7 +113,8 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   const toRequest = (input: Request | string | URL, init?: RequestInit): Request => {
     if (input instanceof Request) return init ? new Request(input, init) : input;
     const url = String(input);
-    // The common case, a path, skips URL parsing: this is the in-page hot path.
+    // The common case, a plain path and nothing else, skips URL parsing and the browser's Request: the in-page hot path.
+    if (!init && plainPath(url)) return pageRequest(origin + url);
     return new Request(
       url.startsWith('/') && url[1] !== '/' ? origin + url : new URL(url, origin).href,
       init,

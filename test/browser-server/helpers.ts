@@ -45,10 +45,16 @@ export const call = (page: Page, path: string, init: Call = {}, via: 'in-page' |
     async ({ path, init, via }) => {
       const { berth } = window as unknown as { berth: { fetch: typeof fetch } };
       const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
-      const response = await (via === 'in-page' ? berth.fetch : fetch)(path, {
-        method: init.method ?? 'GET',
-        ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}),
-      });
+      // A plain GET is a path alone, as most calls are (in the page, the path without a Request).
+      const response = await (via === 'in-page' ? berth.fetch : fetch)(
+        path,
+        init.method === undefined && body === undefined
+          ? undefined
+          : {
+              method: init.method ?? 'GET',
+              ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}),
+            },
+      );
       const text = await response.text();
       return {
         status: response.status,

@@ -134,4 +134,24 @@ describe('the in-page server (window.berth.fetch) in Chromium', () => {
     });
     expect(statuses).toEqual([201, 201, 201, 1, 'TypeError']);
   });
+
+  it('a path alone is read as fetch reads it: dot segments resolved, spaces and quotes encoded', async () => {
+    const { page } = await openPlayground(await browser());
+    await call(page, '/users', { method: 'POST', json: { name: "Ada O'Hara", email: 'ada@example.org' } });
+    const answers = await page.evaluate(async () => {
+      const { berth } = window as unknown as { berth: { fetch: typeof fetch } };
+      const total = async (path: string) =>
+        ((await (await berth.fetch(path)).json()) as { total: number }).total;
+      return [
+        await total('/users?limit=5'),
+        await total('/users/../users?limit=5'),
+        await total('/users/%2E%2e/users?limit=5'),
+        await total("/users?q=O'Hara"),
+        await total('/users?q=Ada O'),
+        await total('/users?q=nobody#fragment'),
+        (await berth.fetch('/users?limit=5')).headers.get('content-type'),
+      ];
+    });
+    expect(answers).toEqual([1, 1, 1, 1, 1, 0, 'application/json']);
+  });
 });

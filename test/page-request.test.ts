@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { pageRequest } from '../src/browser/page-request.js';
+
+// The page's light GET request, here on Node's own Request (the same web API as the browser's).
+describe('the in-page GET request', () => {
+  const url = 'http://localhost/users?limit=2';
+
+  it('is a GET Request for its URL, with headers of its own', () => {
+    const request = pageRequest(url);
+    expect(request).toBeInstanceOf(Request);
+    expect(Object.prototype.toString.call(request)).toBe('[object Request]');
+    expect([request.method, request.url, String(request)]).toEqual(['GET', url, url]);
+    expect(request.headers.get('x-request-id')).toBeNull();
+    request.headers.set('x-request-id', 'r-1');
+    expect(request.headers.get('x-request-id')).toBe('r-1');
+  });
+
+  it('answers every other member of Request from a real one, with its headers', async () => {
+    const request = pageRequest(url);
+    request.headers.set('authorization', 'Bearer t');
+    expect(request.signal).toBeInstanceOf(AbortSignal);
+    expect(request.body).toBeNull();
+    expect(request.cache).toBe('default');
+    expect(await request.text()).toBe('');
+    const copy = request.clone();
+    expect(copy).toBeInstanceOf(Request);
+    expect(Object.getPrototypeOf(copy)).toBe(Request.prototype);
+    expect([copy.method, copy.url, copy.headers.get('authorization')]).toEqual(['GET', url, 'Bearer t']);
+    expect(request.headers.get('authorization')).toBe('Bearer t');
+  });
+});
