@@ -312,7 +312,16 @@ function instantiate(
   const hono = new Hono<{ Bindings: DispatchEnv }>({
     router: firstMatch(new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] })),
   });
-  for (const { route } of routes) hono.on(route.method, route.path, routeHandler(route, services));
+  // What a caller's handlers get: the same object for the same caller, so a caller that comes back (the
+  // admin token's, the page's one user) does not cost a storage and a copy of the services per request.
+  const callers = new WeakMap<Caller, AppServices>();
+  const servicesFor = (caller: Caller): AppServices => {
+    let given = callers.get(caller);
+    if (!given) callers.set(caller, (given = { ...services, storage: services.storage.as(caller) }));
+    return given;
+  };
+  for (const { route } of routes)
+    hono.on(route.method, route.path, routeHandler(route, services, servicesFor));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
   hono.notFound((c) => {
     const { requestId } = c.env;
@@ -507,7 +516,11 @@ async function admit(
   return undefined;
 }
 
-function routeHandler(route: RouteDefinition, services: AppServices) {
+function routeHandler(
+  route: RouteDefinition,
+  services: AppServices,
+  servicesFor: (caller: Caller) => AppServices,
+) {
   const auth = routeAuth(route);
   const status = route.status ?? 200;
   const batchable = routeBatchable(route);
@@ -562,7 +575,7 @@ function routeHandler(route: RouteDefinition, services: AppServices) {
       body,
       requestId,
       // Write hooks see who writes.
-      services: caller ? { ...services, storage: services.storage.as(caller) } : services,
+      services: caller ? servicesFor(caller) : services,
       locals,
     });
     if (isResponse(result)) return result;
