@@ -7,9 +7,14 @@ import { playgroundModule } from './modules/playground/index.js';
 import { usersModule } from './modules/users/index.js';
 import { accountsModule } from './node/accounts.js';
 
-/** Berth's own version, from its package.json. */
-export const berthVersion: string = (createRequire(import.meta.url)('../package.json') as { version: string })
-  .version;
+/**
+ * Berth's own version, from its package.json, named by the package's own
+ * name so the same line works from src/, dist/ and the `berth` command's
+ * bundle (dist/bundle), each a different number of folders below it.
+ */
+export const berthVersion: string = (
+  createRequire(import.meta.url)('berth/package.json') as { version: string }
+).version;
 
 /** The app `berth start` serves when Berth runs on its own. */
 export function createBerthApp(): App {
