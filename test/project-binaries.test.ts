@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { io as connect } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,19 @@ describe("a project's own binary (examples/bookshop)", () => {
     expect((await help.exited).code).toBe(0);
     expect(help.stdout()).toContain('Usage: bookshop');
     expect(help.stdout()).toMatch(/start \[options\]/);
+  });
+});
+
+describe('the berth command', () => {
+  it('runs from its bundle (dist/bundle, two folders deep as dist/node is) and prints Berth’s own version', async () => {
+    const root = dirname(dirname(berthBin));
+    expect(readFileSync(join(root, 'bin', 'berth'), 'utf8')).toContain('../dist/bundle/berth.js');
+    const { version: expected } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const version = run(berthBin, ['--version'], { cwd: tempDir() });
+    expect((await version.exited).code).toBe(0);
+    expect(version.stdout().trim()).toBe(expected);
   });
 });
 
