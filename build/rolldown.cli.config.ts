@@ -17,11 +17,11 @@ const builtins = new Set(builtinModules);
 // The `berth` command as a few files instead of some 400 modules: Berth's
 // own code and its pure JavaScript dependencies (zod, hono, pino, commander
 // …) in dist/bundle, loaded by bin/berth. A start spends most of its time
-// resolving, reading and compiling modules one by one; this takes a third
-// off spawn → first answer. The library (`import … from 'berth'`) stays
-// the compiled files in dist/, one per source file. The bundle sits two
-// folders deep, as dist/node and dist/cli do, so paths made from
-// import.meta.url (the UI's files, the scaffold's templates) stay the same.
+// resolving, reading and compiling modules one by one; this takes about
+// 40 % off spawn → first answer. The library (`import … from 'berth'`)
+// stays the compiled files in dist/, one per source file. Berth's own files
+// (the UI's build, package.json) are found from its package root
+// (src/node/berth-package.ts), wherever the code that asks sits.
 export default defineConfig({
   input: { berth: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },
   platform: 'node',

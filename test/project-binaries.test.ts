@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { io as connect } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
-import { berthBin, bookshopBin, run, startBinary, tempDir } from './helpers/processes.js';
+import { berthBin, bookshopBin, repoRoot, run, startBinary, tempDir } from './helpers/processes.js';
 
 const exec = promisify(execFile);
 
@@ -38,10 +38,9 @@ describe("a project's own binary (examples/bookshop)", () => {
 });
 
 describe('the berth command', () => {
-  it('runs from its bundle (dist/bundle, two folders deep as dist/node is) and prints Berth’s own version', async () => {
-    const root = dirname(dirname(berthBin));
-    expect(readFileSync(join(root, 'bin', 'berth'), 'utf8')).toContain('../dist/bundle/berth.js');
-    const { version: expected } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  it('runs from its bundle (dist/bundle) and prints Berth’s own version', async () => {
+    expect(readFileSync(join(repoRoot, 'bin', 'berth'), 'utf8')).toContain('../dist/bundle/berth.js');
+    const { version: expected } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       version: string;
     };
     const version = run(berthBin, ['--version'], { cwd: tempDir() });

@@ -1,10 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { berthRoot } from '../node/berth-package.js';
 import { CommandError } from './command-error.js';
-
-/** The directory Berth is installed in, which new projects depend on by path. */
-export const berthRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The TypeScript Berth itself is built with, for `--ts` projects. */
 const typescriptRange = (): string => {

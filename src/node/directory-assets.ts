@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve, sep } from 'node:path';
+import { berthRoot } from './berth-package.js';
 import { contentTypeFor, type StaticAsset, type StaticAssets } from '../core/index.js';
 
 /** Where the package build puts Berth's own admin UI. */
-export const berthUiDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'ui');
+export const berthUiDir = join(berthRoot, 'dist', 'ui');
 
 /** Where the package build puts the in-browser server demo. */
-export const berthPlaygroundDir = resolve(berthUiDir, '..', 'playground');
+export const berthPlaygroundDir = join(berthRoot, 'dist', 'playground');
 
 const real = (path: string): string => (existsSync(path) ? realpathSync(path) : resolve(path));
 const within = (path: string, dir: string): boolean => path === dir || path.startsWith(dir + sep);
