@@ -28,6 +28,10 @@ const servers = {
   'raw + log line': [script('raw.mjs'), [], { BENCH_LOGGER: '1' }],
   hono: [script('hono.mjs'), [], {}],
 };
+/** Measured for the start only: a first start, before any compiled code is kept (src/node/compile-cache.ts). */
+const startOnly = {
+  'berth, compile cache off': [berth, ['start'], { BERTH_COMPILE_CACHE: 'false' }],
+};
 
 /** Resident memory of a process, in MiB. */
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -63,7 +67,13 @@ export async function benchBooks() {
   const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-'));
   try {
     const db = join(cwd, 'data', 'berth.sqlite');
-    const env = { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789', BENCH_DB: db };
+    const env = {
+      BERTH_MODE: 'release',
+      BERTH_ADMIN_TOKEN: 'bench-token-0123456789',
+      BENCH_DB: db,
+      // Berth's compiled code, kept by the rounds' servers for the starts measured after them.
+      BERTH_COMPILE_CACHE: join(cwd, 'compile-cache'),
+    };
     // One Berth start creates and seeds the database the others read.
     const seedPort = await freePort();
     const seeder = await startPinned(0, berth, ['start'], { ...env, PORT: String(seedPort) }, cwd);
@@ -94,7 +104,7 @@ export async function benchBooks() {
       }
     }
     for (let run = 0; run < starts; run++) {
-      for (const [name, spec] of Object.entries(servers))
+      for (const [name, spec] of Object.entries({ ...servers, ...startOnly }))
         (startup[name] ??= []).push(await coldStart(spec, env, cwd));
     }
 
@@ -136,13 +146,13 @@ export async function benchBooks() {
     const rss = (name) => median(memory[name]);
     table([
       ['server', 'spawn → first 200', 'vs fastify', 'vs raw', 'RSS after load', 'vs raw'],
-      ...Object.keys(servers).map((name) => [
+      ...Object.keys({ ...servers, ...startOnly }).map((name) => [
         name,
         `${start(name).toFixed(0)} ms`,
         `${(start(name) / start('fastify')).toFixed(2)}×`,
         `${(start(name) / start('raw')).toFixed(2)}×`,
-        `${rss(name).toFixed(0)} MiB`,
-        `${(rss(name) / rss('raw')).toFixed(2)}×`,
+        memory[name] ? `${rss(name).toFixed(0)} MiB` : '',
+        memory[name] ? `${(rss(name) / rss('raw')).toFixed(2)}×` : '',
       ]),
     ]);
   } finally {

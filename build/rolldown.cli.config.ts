@@ -21,7 +21,10 @@ const builtins = new Set(builtinModules);
 // 40 % off spawn → first answer. The library (`import … from 'berth'`)
 // stays the compiled files in dist/, one per source file. Berth's own files
 // (the UI's build, package.json) are found from its package root
-// (src/node/berth-package.ts), wherever the code that asks sits.
+// (src/node/berth-package.ts), wherever the code that asks sits. The
+// bundle is CommonJS so bin/berth can hand V8 the code it compiled for it
+// at an earlier start (src/node/compile-cache.ts), which Node.js 20 allows
+// for CommonJS only: a start then skips compiling it again.
 export default defineConfig({
   input: { berth: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },
   platform: 'node',
@@ -29,8 +32,9 @@ export default defineConfig({
   logLevel: 'warn',
   output: {
     dir: fileURLToPath(new URL('../dist/bundle', import.meta.url)),
-    format: 'esm',
+    format: 'cjs',
     cleanDir: true,
-    chunkFileNames: '[name]-[hash].js',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name]-[hash].cjs',
   },
 });

@@ -39,7 +39,7 @@ describe("a project's own binary (examples/bookshop)", () => {
 
 describe('the berth command', () => {
   it('runs from its bundle (dist/bundle) and prints Berth’s own version', async () => {
-    expect(readFileSync(join(repoRoot, 'bin', 'berth'), 'utf8')).toContain('../dist/bundle/berth.js');
+    expect(readFileSync(join(repoRoot, 'bin', 'berth'), 'utf8')).toContain('../dist/bundle/berth.cjs');
     const { version: expected } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       version: string;
     };

@@ -1,5 +1,6 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { setV8Flags } from './v8-flags.js';
 
 /** Node options that size the young generation: a process started with one keeps its own sizing. */
 const sizingOption = /--(?:max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth[-_]factor/;
@@ -24,7 +25,7 @@ export function limitYoungGeneration(
 ): boolean {
   if (mib === 0 || options.some((option) => sizingOption.test(option))) return false;
   const limit = mib * 2 ** 20;
-  const stop = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1');
+  const stop = (): void => setV8Flags('--semi-space-growth-factor=1');
   if (youngSize() >= limit) {
     stop();
     return true;

@@ -76,6 +76,8 @@ PrivateDevices=yes
 ProtectSystem=strict
 ProtectHome=read-only
 ReadWritePaths=${writable.map((path) => quoted(literal(path))).join(' ')}
+# Where the berth command keeps V8's compiled code between starts (writable despite ProtectSystem and ProtectHome).
+CacheDirectory=${literal(`berth/${spec.name}`)}
 ${system ? 'ProtectKernelTunables=yes' : '# ProtectKernelTunables needs the system manager (a user manager cannot remount /proc/sys).'}
 ProtectKernelModules=yes
 ProtectControlGroups=yes
