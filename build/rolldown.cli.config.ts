@@ -33,6 +33,8 @@ export default defineConfig({
   output: {
     dir: fileURLToPath(new URL('../dist/bundle', import.meta.url)),
     format: 'cjs',
+    // Berth's code and the packages bundled with it ran as ES modules, which are strict; so does the bundle.
+    strict: true,
     cleanDir: true,
     entryFileNames: '[name].cjs',
     chunkFileNames: '[name]-[hash].cjs',

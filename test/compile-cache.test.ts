@@ -1,11 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { compileCacheDirectory } from '../src/node/compile-cache.js';
 import { berthBin, repoRoot, startBinary, tempDir } from './helpers/processes.js';
 
 const loader = join(repoRoot, 'dist', 'node', 'compile-cache.js');
+const v8Flags = join(repoRoot, 'dist', 'node', 'v8-flags.js');
 
 /** A folder of CommonJS files like the bundle's: an entry requiring a chunk and a built-in. */
 function fixture(part: string): string {
@@ -13,28 +24,37 @@ function fixture(part: string): string {
   mkdirSync(dir);
   writeFileSync(
     join(dir, 'main.cjs'),
-    "const { word } = require('./part.cjs');\nmodule.exports = { answer: `${word}:${require('node:path').basename(__filename)}` };\n",
+    "'use strict';\nconst { word } = require('./part.cjs');\nmodule.exports = { answer: `${word}:${require('node:path').basename(__filename)}` };\n",
   );
   writeFileSync(join(dir, 'part.cjs'), `exports.word = ${JSON.stringify(part)};\n`);
   return dir;
 }
 
-/** The names of the compiled code kept under a cache directory, sorted. */
-function cached(cache: string): string[] {
+/** The compiled code kept under a cache directory: each file's path, sorted. */
+function cachedFiles(cache: string): string[] {
+  if (!existsSync(cache)) return [];
   return readdirSync(cache, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.v8'))
-    .map((name) => basename(name))
+    .map((name) => join(cache, name))
     .sort();
 }
+const cached = (cache: string): string[] => cachedFiles(cache).map((file) => basename(file));
 
-/** Loads the fixture in a fresh process and writes the cache; its answer and each file's state. */
-function load(dir: string, cache: string): { answer: string; states: Record<string, string> } {
+/**
+ * Loads the fixture in a fresh process; its answer and each file's state.
+ * `then` runs after the load, in that process (by default: write the cache now).
+ */
+function load(
+  dir: string,
+  cache: string,
+  then = 'loaded.write();',
+): { answer: string; states: Record<string, string> } {
   const script = `
     import { createRequire } from 'node:module';
     const { requireWithCompileCache } = await import(${JSON.stringify(loader)});
     const entry = ${JSON.stringify(join(dir, 'main.cjs'))};
-    const loaded = requireWithCompileCache(entry, { directory: ${JSON.stringify(cache)} });
-    loaded.write();
+    const loaded = requireWithCompileCache(entry, { directory: ${JSON.stringify(cache)}, writeDelay: 60_000 });
+    ${then}
     const states = Object.fromEntries([...loaded.states].map(([file, state]) => [file.slice(${dir.length + 1}), state]));
     console.log(JSON.stringify({ answer: createRequire(import.meta.url)(entry).answer, states }));
   `;
@@ -44,55 +64,89 @@ function load(dir: string, cache: string): { answer: string; states: Record<stri
 }
 
 describe('the compile cache of the berth command', () => {
-  it('keeps V8’s compiled code of a folder’s CommonJS files and uses it on the next load', () => {
+  it('keeps V8’s compiled code of a folder’s CommonJS files, in a folder only its user may write, and uses it on the next load', () => {
     const dir = fixture('first');
     const cache = join(tempDir(), 'cache');
-    const cold = load(dir, cache);
-    expect(cold).toEqual({
+    expect(load(dir, cache)).toEqual({
       answer: 'first:main.cjs',
       states: { 'main.cjs': 'missing', 'part.cjs': 'missing' },
     });
-    expect(cached(cache)).toEqual([
-      expect.stringMatching(/^main\.cjs\..+\.v8$/),
-      expect.stringMatching(/^part\.cjs\..+\.v8$/),
-    ]);
-    expect(statSync(cache).mode & 0o777).toBe(0o700);
-    const warm = load(dir, cache);
-    expect(warm).toEqual({ answer: 'first:main.cjs', states: { 'main.cjs': 'used', 'part.cjs': 'used' } });
+    expect(cached(cache)).toEqual(['main.cjs.v8', 'part.cjs.v8']);
+    for (const file of cachedFiles(cache)) {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    }
+    expect(load(dir, cache)).toEqual({
+      answer: 'first:main.cjs',
+      states: { 'main.cjs': 'used', 'part.cjs': 'used' },
+    });
   });
 
-  it('never runs stale code: a changed file of the same length is compiled anew, and its old code removed', () => {
+  it('never runs old code: a file changed to a text of the same length is compiled anew', () => {
     const dir = fixture('aaaa');
     const cache = join(tempDir(), 'cache');
     load(dir, cache);
-    const [, before] = cached(cache);
     writeFileSync(join(dir, 'part.cjs'), readFileSync(join(dir, 'part.cjs'), 'utf8').replace('aaaa', 'bbbb'));
     expect(load(dir, cache)).toEqual({
       answer: 'bbbb:main.cjs',
-      states: { 'main.cjs': 'used', 'part.cjs': 'missing' },
+      states: { 'main.cjs': 'used', 'part.cjs': 'stale' },
     });
-    const [, after] = cached(cache);
-    expect(after).toMatch(/^part\.cjs\./);
-    expect(after).not.toBe(before);
-    expect(cached(cache)).toHaveLength(2);
     expect(load(dir, cache).states).toEqual({ 'main.cjs': 'used', 'part.cjs': 'used' });
   });
 
-  it('a cache that cannot be written only costs the compiling', () => {
+  it('removes the code of files that are gone from the folder', () => {
     const dir = fixture('kept');
+    const cache = join(tempDir(), 'cache');
+    writeFileSync(join(dir, 'old-chunk.cjs'), 'exports.x = 1;\n');
+    load(dir, cache, "createRequire(entry)('./old-chunk.cjs'); loaded.write();");
+    expect(cached(cache)).toEqual(['main.cjs.v8', 'old-chunk.cjs.v8', 'part.cjs.v8']);
+    rmSync(join(dir, 'old-chunk.cjs'));
+    load(dir, cache);
+    expect(cached(cache)).toEqual(['main.cjs.v8', 'part.cjs.v8']);
+  });
+
+  it('writes at once, before Berth changes a V8 flag, and never after: V8 refuses code cached under other flags', () => {
+    const dir = fixture('flags');
+    const cache = join(tempDir(), 'cache');
+    const changed = load(
+      dir,
+      cache,
+      `const { setV8Flags } = await import(${JSON.stringify(v8Flags)});
+       setV8Flags('--semi-space-growth-factor=1');
+       loaded.write();`,
+    );
+    expect(changed.states).toEqual({ 'main.cjs': 'missing', 'part.cjs': 'missing' });
+    expect(cached(cache)).toEqual(['main.cjs.v8', 'part.cjs.v8']);
+    expect(load(dir, cache).states).toEqual({ 'main.cjs': 'used', 'part.cjs': 'used' });
+  });
+
+  it('a cache that cannot be written, or that others may write to, only costs the compiling', () => {
+    const dir = fixture('safe');
     const blocked = join(tempDir(), 'not-a-directory');
     writeFileSync(blocked, 'a file where the cache would go');
     expect(load(dir, join(blocked, 'cache'))).toEqual({
-      answer: 'kept:main.cjs',
+      answer: 'safe:main.cjs',
       states: { 'main.cjs': 'missing', 'part.cjs': 'missing' },
     });
+
+    const cache = join(tempDir(), 'cache');
+    load(dir, cache);
+    const folder = dirname(cachedFiles(cache)[0]!);
+    chmodSync(folder, 0o777);
+    expect(load(dir, cache).states).toEqual({ 'main.cjs': 'missing', 'part.cjs': 'missing' });
   });
 
-  it('is found under BERTH_COMPILE_CACHE, a systemd unit’s CACHE_DIRECTORY, XDG_CACHE_HOME or ~/.cache, per Node.js version, and can be turned off', () => {
-    const perNode = `${process.version}-${process.arch}`;
+  it('is found under BERTH_COMPILE_CACHE, a systemd unit’s CACHE_DIRECTORY, XDG_CACHE_HOME or ~/.cache, per Node.js version and V8 flags, and can be turned off', () => {
+    const perNode = `${process.version}-${process.arch}-${v8.cachedDataVersionTag().toString(16)}`;
     expect(compileCacheDirectory({ BERTH_COMPILE_CACHE: '/srv/cache', HOME: '/home/a' })).toBe(
       join('/srv/cache', perNode),
     );
+    expect(
+      compileCacheDirectory({
+        CACHE_DIRECTORY: '/var/cache/berth/shop:/var/cache/other',
+        XDG_CACHE_HOME: '/x',
+      }),
+    ).toBe(join('/var/cache/berth/shop/compile', perNode));
     expect(compileCacheDirectory({ XDG_CACHE_HOME: '/x', HOME: '/home/a' })).toBe(
       join('/x/berth/compile', perNode),
     );
@@ -101,7 +155,28 @@ describe('the compile cache of the berth command', () => {
       expect(compileCacheDirectory({ BERTH_COMPILE_CACHE: off, HOME: '/home/a' })).toBeUndefined();
   });
 
-  it('berth start writes the compiled code of its bundle a few seconds after it starts', async () => {
+  it('berth runs, without a cache, for a user with no HOME and no passwd entry (a container’s arbitrary uid)', () => {
+    if (process.getuid?.() !== 0)
+      throw new Error('this test switches to another uid with setpriv: run it as root');
+    const version = execFileSync(
+      'setpriv',
+      [
+        '--reuid=54321',
+        '--regid=54321',
+        '--clear-groups',
+        'env',
+        '-u',
+        'HOME',
+        process.execPath,
+        berthBin,
+        '--version',
+      ],
+      { encoding: 'utf8', cwd: '/' },
+    );
+    expect(version.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
+  });
+
+  it('berth start writes the compiled code of its bundle a few seconds after it starts, and the next run uses it', async () => {
     const cache = join(tempDir(), 'cache');
     const server = await startBinary(berthBin, {
       cwd: tempDir(),
@@ -109,16 +184,27 @@ describe('the compile cache of the berth command', () => {
     });
     expect((await fetch(`${server.url}/books?limit=1`)).status).toBe(200);
     const deadline = Date.now() + 20_000;
-    while (!(existsSync(cache) && cached(cache).length > 0)) {
+    while (!cached(cache).includes('berth.cjs.v8')) {
       if (Date.now() > deadline) throw new Error(`no compiled code in ${cache} 20 s after the start`);
       await new Promise((done) => setTimeout(done, 200));
     }
-    // The bundle files the start loaded (the entry, the shared chunk, the runtime helpers), each once.
+    // The bundle files the start loaded (the entry, the shared chunk, the runtime helpers).
     const bundle = readdirSync(join(repoRoot, 'dist', 'bundle'));
-    const names = cached(cache).map((name) => name.slice(0, name.indexOf('.cjs.') + 4));
-    expect(names).toContain('berth.cjs');
-    expect(names.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(names).size).toBe(names.length);
-    for (const name of names) expect(bundle).toContain(name);
+    for (const name of cached(cache)) expect(bundle).toContain(name.slice(0, -'.v8'.length));
+
+    // Another run of the bundle, in a fresh process with the same flags, takes the code.
+    const script = `
+      const { compileCacheDirectory, requireWithCompileCache } = await import(${JSON.stringify(loader)});
+      process.argv = [process.execPath, 'berth', '--version'];
+      const loaded = requireWithCompileCache(${JSON.stringify(join(repoRoot, 'dist', 'bundle', 'berth.cjs'))}, {
+        directory: compileCacheDirectory({ BERTH_COMPILE_CACHE: ${JSON.stringify(cache)} }),
+        writeDelay: 60_000,
+      });
+      process.on('exit', () => console.log(JSON.stringify(Object.fromEntries([...loaded.states].map(([file, state]) => [file.split('/').pop(), state])))));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const states = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, string>;
+    expect(states['berth.cjs']).toBe('used');
+    expect(Object.values(states).every((state) => state === 'used')).toBe(true);
   }, 30_000);
 });

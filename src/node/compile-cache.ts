@@ -1,12 +1,18 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
+import v8 from 'node:v8';
 import { Script, constants } from 'node:vm';
+import { crc32 } from 'node:zlib';
 import { beforeV8FlagsChange } from './v8-flags.js';
 
-/** A file's compiled code at load: read from the cache, refused by V8 (another V8 or other flags), or not there. */
-export type CompileCacheState = 'used' | 'rejected' | 'missing';
+/**
+ * A file's compiled code at load: read from the cache; refused by V8 (another
+ * V8 or other flags); compiled from another text of the file (a rebuild or an
+ * upgrade since); not there, or a cache directory that is not safe to use.
+ */
+export type CompileCacheState = 'used' | 'rejected' | 'stale' | 'missing';
 
 /**
  * How long after the start the compiled code is written, in ms: long enough
@@ -15,13 +21,17 @@ export type CompileCacheState = 'used' | 'rejected' | 'missing';
  */
 const defaultWriteDelay = 5000;
 
+/** Partial files older than this were left by a process that died while writing. */
+const abandonedAfter = 60_000;
+
 /**
  * The directory the compiled code of the `berth` command is kept in:
  * `BERTH_COMPILE_CACHE` (a directory, or `false` for none), else the
  * service's own cache directory (`$CACHE_DIRECTORY`, which systemd gives a
  * unit with `CacheDirectory=`, as Berth's units have), else
- * `$XDG_CACHE_HOME/berth/compile`, else `~/.cache/berth/compile`; one
- * folder per Node.js version and architecture below it. Undefined: no cache.
+ * `$XDG_CACHE_HOME/berth/compile`, else `~/.cache/berth/compile`; below it,
+ * one folder per Node.js version and V8 flags (code cached under other flags
+ * is refused). Undefined: no cache.
  */
 export function compileCacheDirectory(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const chosen = env.BERTH_COMPILE_CACHE?.trim();
@@ -32,11 +42,16 @@ export function compileCacheDirectory(env: NodeJS.ProcessEnv = process.env): str
     (service ? join(service, 'compile') : undefined) ||
     (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'berth', 'compile') : undefined);
   if (!base) {
-    const home = env.HOME || homedir();
+    let home = env.HOME;
+    try {
+      home ||= homedir();
+    } catch {
+      return undefined; // no HOME and no passwd entry (a container's arbitrary uid): no cache
+    }
     if (!home) return undefined;
     base = join(home, '.cache', 'berth', 'compile');
   }
-  return join(base, `${process.version}-${process.arch}`);
+  return join(base, `${process.version}-${process.arch}-${v8.cachedDataVersionTag().toString(16)}`);
 }
 
 /** 32-bit FNV-1a of a short string, in hex: names the cache folder of one installed bundle. */
@@ -47,19 +62,40 @@ function fnv1a(text: string): string {
 }
 
 /**
- * A file's cache name: its name and what `git status` also trusts to tell a
- * rewritten file (device, inode, size, modification and change times in
- * nanoseconds; the change time is the kernel's and moves on every write, also
- * when a package manager resets the modification time). Stat, not a digest
- * of the content: no hashing of 800 kB at each start, and no crypto library
- * loaded for it (OpenSSL's first digest alone holds 3 MiB more).
+ * Whether compiled code may be read from and written to `directory`: it is
+ * this user's and nobody else may write to it or, before it exists, the
+ * nearest folder that does is this user's or root's. Cached code is trusted
+ * bytecode, so a directory another user could plant files in is never used
+ * (`sudo` keeping a user's HOME, a shared path in BERTH_COMPILE_CACHE), and
+ * root makes no folders of its own in a user's home.
  */
-function cacheName(filename: string): string {
-  const stat = statSync(filename, { bigint: true });
-  return `${basename(filename)}.${stat.dev}-${stat.ino}-${stat.size}-${stat.mtimeNs}-${stat.ctimeNs}.v8`;
+function safeToUse(directory: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  for (let path = directory; ;) {
+    try {
+      const stat = lstatSync(path);
+      if (path === directory) return stat.isDirectory() && stat.uid === uid && (stat.mode & 0o022) === 0;
+      return stat.isDirectory() && (stat.uid === uid || stat.uid === 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+      const parent = dirname(path);
+      if (parent === path) return false;
+      path = parent;
+    }
+  }
 }
 
-type Compile = (this: Module, content: string, filename: string) => unknown;
+/** Whether a file was last modified more than `ms` ago (false when it is gone). */
+function olderThan(file: string, ms: number): boolean {
+  try {
+    return Date.now() - lstatSync(file).mtimeMs > ms;
+  } catch {
+    return false;
+  }
+}
+
+type Load = (module: Module, filename: string) => void;
 
 export interface CompileCacheOptions {
   /** Where compiled code is kept; undefined loads the files as Node would. */
@@ -84,13 +120,13 @@ export interface LoadedWithCompileCache {
  * start and its first requests compiled (with what the cache it started from
  * held); a process that ends sooner writes nothing. Berth's own change of a
  * V8 flag at run time (young-generation.ts) writes it at once instead, as V8
- * refuses code cached under other flags than a start's. A rewritten file
- * (a rebuild, an upgrade) gets a new cache name, so stale code never runs
- * (V8 itself checks only the length), and writing removes the folder's
- * entries for files that changed or are gone. A cache that cannot be read or
- * written only costs the compiling it would have saved. Node.js ≥ 22 has
- * this built in (`module.enableCompileCache`); this works the same on the
- * Node.js 20 Berth supports.
+ * refuses code cached under other flags than a start's. Each entry carries
+ * the CRC-32 of the text it was compiled from and is used only for that
+ * text (V8 itself checks only the length), so a rebuilt or upgraded Berth
+ * never runs old code; writing removes the entries of files that are gone.
+ * A cache that cannot be read or written only costs the compiling it would
+ * have saved. Node.js ≥ 22 has this built in (`module.enableCompileCache`);
+ * this works the same on the Node.js 20 Berth supports.
  */
 export function requireWithCompileCache(entry: string, options: CompileCacheOptions): LoadedWithCompileCache {
   const states = new Map<string, CompileCacheState>();
@@ -100,7 +136,8 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
   }
   const folder = dirname(entry);
   const directory = join(options.directory, fnv1a(folder));
-  const pending: Array<{ script: Script; name: string }> = [];
+  const readable = safeToUse(directory);
+  const pending: Array<{ script: Script; name: string; checksum: number }> = [];
   let timer: NodeJS.Timeout | undefined;
   // Code cached after a flag change would be refused at the next start: it is written just before, then no more.
   let flagsChanged = false;
@@ -110,58 +147,66 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
   });
   const write = (): void => {
     if (flagsChanged || pending.length === 0) return;
+    const written = pending.splice(0);
     try {
+      if (!safeToUse(directory)) return;
       mkdirSync(directory, { recursive: true, mode: 0o700 });
-      for (const { script, name } of pending.splice(0)) {
-        const partial = join(directory, `${name}.${process.pid}.tmp`);
+      if (!safeToUse(directory)) return;
+      for (const { script, name, checksum } of written) {
+        const partial = join(directory, `${name}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
         try {
-          writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+          const header = Buffer.alloc(4);
+          header.writeUInt32LE(checksum);
+          writeFileSync(partial, Buffer.concat([header, script.createCachedData()]), {
+            mode: 0o600,
+            flag: 'wx',
+          });
           renameSync(partial, join(directory, name));
         } catch {
           rmSync(partial, { force: true });
         }
       }
-      const current = new Set<string>();
-      for (const file of readdirSync(folder)) {
-        try {
-          current.add(cacheName(join(folder, file)));
-        } catch {
-          // gone since
-        }
-      }
+      const files = new Set(readdirSync(folder));
       for (const name of readdirSync(directory)) {
-        if (name.endsWith('.v8') && !current.has(name)) rmSync(join(directory, name), { force: true });
+        const gone = name.endsWith('.v8') && !files.has(name.slice(0, -'.v8'.length));
+        if (gone || (name.endsWith('.tmp') && olderThan(join(directory, name), abandonedAfter)))
+          rmSync(join(directory, name), { force: true });
       }
     } catch {
       // An unwritable cache: the next start compiles again, nothing else changes.
     }
   };
 
-  const prototype = Module.prototype as unknown as { _compile: Compile };
-  const compile = prototype._compile;
-  prototype._compile = function (this: Module, content: string, filename: string): unknown {
-    if (!filename.startsWith(folder + sep)) return compile.call(this, content, filename);
-    const name = cacheName(filename);
+  // The loader of `.cjs` files (Node's own for `.js` until then), for this folder's files only: it reads
+  // the file itself, so the text compiled and the checksum stored with its code come from the same bytes.
+  const extensions = (Module as unknown as { _extensions: Record<string, Load> })._extensions;
+  const load = extensions['.cjs'] ?? extensions['.js']!;
+  extensions['.cjs'] = (module: Module, filename: string): void => {
+    if (!filename.startsWith(folder + sep)) return load(module, filename);
+    const bytes = readFileSync(filename);
+    const checksum = crc32(bytes);
+    const name = `${basename(filename)}.v8`;
     let cachedData: Buffer | undefined;
-    try {
-      cachedData = readFileSync(join(directory, name));
-    } catch {
-      cachedData = undefined;
+    let state: CompileCacheState = 'missing';
+    if (readable) {
+      try {
+        const stored = readFileSync(join(directory, name));
+        if (stored.length > 4 && stored.readUInt32LE(0) === checksum) cachedData = stored.subarray(4);
+        else state = 'stale';
+      } catch {
+        // not there yet
+      }
     }
     // The function Node wraps each CommonJS file in (module.wrap, written out: it is not a documented API).
-    const wrapped = `(function (exports, require, module, __filename, __dirname) { ${content}\n});`;
+    const wrapped = `(function (exports, require, module, __filename, __dirname) { ${bytes.toString('utf8')}\n});`;
     const script = new Script(wrapped, {
       filename,
       cachedData,
       importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    const state: CompileCacheState = !cachedData
-      ? 'missing'
-      : script.cachedDataRejected
-        ? 'rejected'
-        : 'used';
+    if (cachedData) state = script.cachedDataRejected ? 'rejected' : 'used';
     states.set(filename, state);
-    pending.push({ script, name });
+    pending.push({ script, name, checksum });
     timer ??= setTimeout(() => {
       timer = undefined;
       write();
@@ -173,11 +218,11 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
       __filename: string,
       __dirname: string,
     ) => unknown;
-    return wrapper.call(
-      this.exports,
-      this.exports,
+    wrapper.call(
+      module.exports,
+      module.exports,
       createRequire(filename),
-      this,
+      module,
       filename,
       dirname(filename),
     );
