@@ -32,6 +32,7 @@ const servers = {
 const startOnly = {
   'berth, compile cache off': [berth, ['start'], { BERTH_COMPILE_CACHE: 'false' }],
 };
+const started = { ...servers, ...startOnly };
 
 /** Resident memory of a process, in MiB. */
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -104,7 +105,7 @@ export async function benchBooks() {
       }
     }
     for (let run = 0; run < starts; run++) {
-      for (const [name, spec] of Object.entries({ ...servers, ...startOnly }))
+      for (const [name, spec] of Object.entries(started))
         (startup[name] ??= []).push(await coldStart(spec, env, cwd));
     }
 
@@ -146,7 +147,7 @@ export async function benchBooks() {
     const rss = (name) => median(memory[name]);
     table([
       ['server', 'spawn → first 200', 'vs fastify', 'vs raw', 'RSS after load', 'vs raw'],
-      ...Object.keys({ ...servers, ...startOnly }).map((name) => [
+      ...Object.keys(started).map((name) => [
         name,
         `${start(name).toFixed(0)} ms`,
         `${(start(name) / start('fastify')).toFixed(2)}×`,

@@ -1,7 +1,7 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateToken, hashToken, type Logger } from '../core/index.js';
-import { ensurePrivateDir } from './private-files.js';
+import { ensurePrivateDir, writePrivateFile } from './private-files.js';
 import { SettingError } from './setting-error.js';
 
 export const adminTokenFile = 'admin-token.json';
@@ -39,15 +39,10 @@ export async function replaceAdminToken(
   const hash = await hashToken(token);
   const file = join(dataDir, adminTokenFile);
   ensurePrivateDir(dataDir);
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(
-    temporary,
+  writePrivateFile(
+    file,
     `${JSON.stringify({ sha256: hash, createdAt: new Date().toISOString() }, null, 2)}\n`,
-    {
-      mode: 0o600,
-    },
   );
-  renameSync(temporary, file);
   return { token, hash, file };
 }
 

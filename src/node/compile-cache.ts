@@ -1,10 +1,11 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import v8 from 'node:v8';
 import { Script, constants } from 'node:vm';
 import { crc32 } from 'node:zlib';
+import { ensurePrivateDir, writePrivateFile } from './private-files.js';
 import { beforeV8FlagsChange } from './v8-flags.js';
 
 /**
@@ -139,31 +140,23 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
   const readable = safeToUse(directory);
   const pending: Array<{ script: Script; name: string; checksum: number }> = [];
   let timer: NodeJS.Timeout | undefined;
-  // Code cached after a flag change would be refused at the next start: it is written just before, then no more.
-  let flagsChanged = false;
-  beforeV8FlagsChange(() => {
-    write();
-    flagsChanged = true;
-  });
+  // V8 stamps cached code with a hash of its flags and a start refuses code stamped with others: nothing
+  // is written once any flag changed, and Berth's own change (young-generation.ts) writes just before it.
+  const flags = v8.cachedDataVersionTag();
   const write = (): void => {
-    if (flagsChanged || pending.length === 0) return;
+    if (pending.length === 0 || v8.cachedDataVersionTag() !== flags) return;
     const written = pending.splice(0);
     try {
       if (!safeToUse(directory)) return;
-      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(directory);
       if (!safeToUse(directory)) return;
       for (const { script, name, checksum } of written) {
-        const partial = join(directory, `${name}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+        const header = Buffer.alloc(4);
+        header.writeUInt32LE(checksum);
         try {
-          const header = Buffer.alloc(4);
-          header.writeUInt32LE(checksum);
-          writeFileSync(partial, Buffer.concat([header, script.createCachedData()]), {
-            mode: 0o600,
-            flag: 'wx',
-          });
-          renameSync(partial, join(directory, name));
+          writePrivateFile(join(directory, name), Buffer.concat([header, script.createCachedData()]));
         } catch {
-          rmSync(partial, { force: true });
+          // this one file: the next start compiles it again
         }
       }
       const files = new Set(readdirSync(folder));
@@ -176,6 +169,8 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
       // An unwritable cache: the next start compiles again, nothing else changes.
     }
   };
+
+  beforeV8FlagsChange(write);
 
   // The loader of `.cjs` files (Node's own for `.js` until then), for this folder's files only: it reads
   // the file itself, so the text compiled and the checksum stored with its code come from the same bytes.

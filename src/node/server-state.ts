@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFile } from './private-files.js';
 
 /** Where a running server says which process it is and where it listens, for `service status`. */
 export const serverStateFile = 'berth-server.json';
@@ -27,8 +28,7 @@ export interface ServerState {
 export function writeServerState(dataDir: string, state: ServerState): void {
   const file = join(dataDir, serverStateFile);
   try {
-    writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-    renameSync(`${file}.${process.pid}.tmp`, file);
+    writePrivateFile(file, `${JSON.stringify(state, null, 2)}\n`);
   } catch {
     // Only `service status` and `service reload` read it; serving must not depend on it.
   }
