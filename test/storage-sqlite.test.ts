@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createDataStore, defineCollection, field } from '../src/core/index.js';
+import { readsOf } from '../src/core/data-store.js';
 import { LruCache } from '../src/storage/lru-cache.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { storageContract } from './helpers/storage-contract-vitest.js';
@@ -22,5 +24,54 @@ describe('the statement cache', () => {
     cache.set('e', 5); // a was used before c and d
     expect(cache.get('a')).toBeUndefined();
     expect([cache.get('c'), cache.get('d'), cache.get('e')]).toEqual([30, 4, 5]);
+  });
+});
+
+describe('reads on SQLite', () => {
+  const notes = defineCollection({ name: 'notes', fields: { title: field.text({ required: true }) } });
+  const open = async () => {
+    const driver = openSqliteStorage(':memory:');
+    const storage = createDataStore(driver, { collections: [notes] });
+    await storage.migrate([notes]);
+    return { driver, storage, repo: storage.repository(notes) };
+  };
+
+  it('answer at once outside a transaction, and wait for one that holds the connection', async () => {
+    const { storage, repo } = await open();
+    const first = await repo.create({ title: 'First' });
+    const reads = readsOf(repo);
+    const found = reads.get(first.id);
+    expect(found).not.toBeInstanceOf(Promise);
+    expect(found).toMatchObject({ id: first.id, title: 'First' });
+    const page = reads.list({ limit: 10 });
+    expect(page).not.toBeInstanceOf(Promise);
+    expect(page).toMatchObject({ total: 1 });
+
+    let release!: () => void;
+    let started!: () => void;
+    const inside = new Promise<void>((resolve) => (started = resolve));
+    const transaction = storage.transaction(async (tx) => {
+      await tx.repository(notes).create({ title: 'Second' });
+      started();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await inside;
+    const meanwhile = reads.list({ limit: 10 });
+    expect(meanwhile).toBeInstanceOf(Promise);
+    release();
+    await transaction;
+    // The read ran once the transaction had committed: it sees both.
+    expect((await meanwhile).total).toBe(2);
+    expect(reads.list({ limit: 10 })).toMatchObject({ total: 2 });
+  });
+
+  it('fail at once with the driver’s error; the repository’s reads reject instead of throwing', async () => {
+    const { driver, repo } = await open();
+    await driver.close();
+    expect(() => readsOf(repo).get('any')).toThrow(/not open/);
+    const rejected = repo.get('any');
+    expect(rejected).toBeInstanceOf(Promise);
+    await expect(rejected).rejects.toThrow(/not open/);
+    await expect(repo.list({ limit: 1 })).rejects.toThrow(/not open/);
   });
 });

@@ -5,11 +5,13 @@ import type { ChangeEvent, EventBus } from './events.js';
 import type { Caller } from './caller.js';
 import type { CollectionHooks, WriteContext } from './hooks.js';
 import type { ResolvedSettings } from './module-settings.js';
+import { promised, type Eventually } from './eventually.js';
 import { newRecordId } from './record-id.js';
 import type {
   DriverRepository,
   DriverScope,
   ListQuery,
+  ListResult,
   Repository,
   Row,
   Storage,
@@ -25,6 +27,25 @@ export interface DataStoreOptions {
   /** The write hooks of each collection, in the order they run. */
   hooks?: ReadonlyMap<string, readonly CollectionHooks[]>;
 }
+
+/** A repository's reads as its driver answers them: at once when it can. */
+interface Reads {
+  list(query: ListQuery): Eventually<ListResult<Row>>;
+  get(id: string): Eventually<Row | undefined>;
+}
+
+const readsKey = Symbol('reads at once');
+
+/**
+ * A repository's reads without a promise when the driver answers at once
+ * (SQLite, IndexedDB's loaded copy): what Berth's own routes read with. A
+ * repository made elsewhere (a test's stand-in) reads through its own methods.
+ *
+ * @example
+ * const found = readsOf(services.storage.repository(books)).get(id) // a row, or a promise of one
+ */
+export const readsOf = (repository: Repository): Reads =>
+  (repository as Repository & { [readsKey]?: Reads })[readsKey] ?? (repository as unknown as Reads);
 
 /** A record of a collection with this many fields, as the data layer handles it. */
 type AnyRecord = RecordOf<Fields>;
@@ -251,15 +272,21 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       return true;
     };
 
-    return {
-      list: (query: ListQuery) => raw().list(query) as Promise<{ items: AnyRecord[]; total: number }>,
-      get: (id) => raw().get(id) as Promise<AnyRecord | undefined>,
+    const reads: Reads = {
+      list: (query) => raw().list(query),
+      get: (id) => raw().get(id),
+    };
+    const repository: Repository & { [readsKey]: Reads } = {
+      list: (query: ListQuery) => promised(() => reads.list(query)) as Promise<ListResult<AnyRecord>>,
+      get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,
+      [readsKey]: reads,
       create: (values) =>
         simpleWrites ? insert(scope, values) : transactional(scope, (tx) => insert(tx, values)),
       update: (id, patch) =>
         simpleWrites ? change(scope, id, patch) : transactional(scope, (tx) => change(tx, id, patch)),
       delete: (id) => (simpleDeletes ? remove(scope, id) : transactional(scope, (tx) => remove(tx, id))),
     };
+    return repository;
   }
 
   const storageWith = (bound: Bound): Storage => {

@@ -19,6 +19,8 @@ import {
   type RouteContext,
   type RouteDefinition,
 } from './route.js';
+import { readsOf } from './data-store.js';
+import { thenEventually, type Eventually } from './eventually.js';
 import type { Row } from './storage.js';
 
 const Id = z.object({ id: z.string().min(1).max(100) });
@@ -213,11 +215,12 @@ export function resourceRoutes(
       );
     }
   };
-  const read = async (services: AppServices, id: string): Promise<Row> => {
-    const found = (await services.storage.repository(collection).get(id)) as Row | undefined;
-    if (!found) throw notFound(id);
-    return found;
-  };
+  // Reads pass their answer on without a promise when storage has it at once (see eventually.ts).
+  const read = (services: AppServices, id: string): Eventually<Row> =>
+    thenEventually(readsOf(services.storage.repository(collection)).get(id), (found) => {
+      if (!found) throw notFound(id);
+      return found;
+    });
 
   const routes: Record<Operation, () => RouteDefinition> = {
     list: () =>
@@ -230,7 +233,7 @@ export function resourceRoutes(
         description: `Filters by field (\`?field=value\`, \`?field[gte]=value\`), free text \`q\`, \`sort\`, \`limit\` with \`offset\` or \`cursor\`.`,
         queryParser,
         response: page,
-        async handler(context) {
+        handler(context) {
           const { query: parsed, request, services, caller } = context as unknown as Context;
           const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
@@ -243,18 +246,20 @@ export function resourceRoutes(
           // What a rule keeps the caller to goes into the query: totals and pages stay right.
           if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
           const keyset = parsed.cursor !== undefined;
-          const { items, total } = await services.storage
-            .repository(collection)
-            .list(keyset ? { ...query, limit: parsed.limit + 1 } : query);
-          const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
-          const shown = keyset ? items.slice(0, parsed.limit) : items;
-          return {
-            items: shown.map((item) => collection.presentTo(item, caller)),
-            total,
-            limit: parsed.limit,
-            offset: keyset ? null : parsed.offset,
-            next: nextLink(request, parsed, shown as Row[], more),
-          };
+          const found = readsOf(services.storage.repository(collection)).list(
+            keyset ? { ...query, limit: parsed.limit + 1 } : query,
+          );
+          return thenEventually(found, ({ items, total }) => {
+            const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
+            const shown = keyset ? items.slice(0, parsed.limit) : items;
+            return {
+              items: shown.map((item) => collection.presentTo(item as never, caller)),
+              total,
+              limit: parsed.limit,
+              offset: keyset ? null : parsed.offset,
+              next: nextLink(request, parsed, shown, more),
+            };
+          });
         },
       }),
     read: () =>
@@ -266,11 +271,12 @@ export function resourceRoutes(
         summary: `Get one of ${name}`,
         params: Id,
         response: record,
-        async handler({ params, services, caller }) {
-          const found = await read(services, params.id);
-          const verdict = judge(access.read, caller, found, ownership);
-          if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
-          return collection.presentTo(found as never, caller);
+        handler({ params, services, caller }) {
+          return thenEventually(read(services, params.id), (found) => {
+            const verdict = judge(access.read, caller, found, ownership);
+            if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
+            return collection.presentTo(found as never, caller);
+          });
         },
       }),
     create: () =>

@@ -1,5 +1,6 @@
 import type { Caller } from './caller.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
+import type { Eventually } from './eventually.js';
 import type { ResolvedSettings } from './module-settings.js';
 
 /** One condition of a list query. `contains` is a case-insensitive substring match. */
@@ -42,8 +43,9 @@ export type Row = Record<string, unknown> & { id: string; createdAt: string; upd
  * Writes that break a unique field throw `BERTH_CONFLICT`.
  */
 export interface DriverRepository {
-  list(query: ListQuery): Promise<ListResult<Row>>;
-  get(id: string): Promise<Row | undefined>;
+  /** Reads may answer at once (no promise), and then throw at once too. */
+  list(query: ListQuery): Eventually<ListResult<Row>>;
+  get(id: string): Eventually<Row | undefined>;
   /** How many records hold this value in this field (references). */
   count(field: string, value: unknown): Promise<number>;
   insert(row: Row): Promise<Row>;

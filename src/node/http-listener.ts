@@ -31,7 +31,8 @@ export class HttpListener {
 
   constructor(instance: AppInstance) {
     this.#instance = instance;
-    const listener = getRequestListener((request, env) => this.#instance.fetch(request, env));
+    // A response ready at once takes the adapter's short path (no close listener, no promise to await).
+    const listener = getRequestListener((request, env) => this.#instance.respond(request, env));
     const finished = (): void => this.#finished();
     this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       this.#inFlight++;

@@ -9,6 +9,7 @@ import {
   type Row,
   type StorageDriver,
 } from '../core/index.js';
+import { isThenable, type Eventually } from '../core/eventually.js';
 import { listRows } from './indexeddb-query.js';
 
 /** Which fields each collection had at its last migration, to report the fields added since. */
@@ -246,7 +247,8 @@ export function openIndexedDbStorage(name = 'berth'): StorageDriver {
 
 /** One collection's object store with its in-memory copy. */
 interface Store {
-  rows(): Promise<Map<string, Row>>;
+  /** The copy, at once once loaded. */
+  rows(): Eventually<Map<string, Row>>;
   table(): Table;
   /** Keeps this context's copy current after a write, and tells the other contexts theirs is stale. */
   wrote(change: { put?: Row; removed?: string }): void;
@@ -273,8 +275,11 @@ function createStore(table: () => Table, collection: CollectionDefinition, chann
   return {
     collection,
     table,
-    rows: async () =>
-      (cache ??= new Map(((await table().toArray()) as Row[]).map((row) => [row.id, complete(row)]))),
+    rows: () =>
+      cache ??
+      table()
+        .toArray()
+        .then((rows) => (cache ??= new Map((rows as Row[]).map((row) => [row.id, complete(row)])))),
     wrote({ put, removed }) {
       if (put) cache?.set(put.id, put);
       if (removed !== undefined) cache?.delete(removed);
@@ -298,6 +303,18 @@ function repositoryOver(
       throw storageError(collection.name, error);
     }
   };
+  /** A read of the copy: at once when it is loaded. */
+  const read = <R>(answer: (rows: Map<string, Row>) => R): Eventually<R> => {
+    const failed = (error: unknown): never => {
+      throw storageError(collection.name, error);
+    };
+    try {
+      const rows = store.rows();
+      return isThenable(rows) ? rows.then(answer).catch(failed) : answer(rows);
+    } catch (error) {
+      return failed(error);
+    }
+  };
   const put = async (row: Row): Promise<void> => {
     await store.table().put(row);
     store.wrote({ put: row });
@@ -308,13 +325,13 @@ function repositoryOver(
   };
   return {
     list: (query) =>
-      guard(async () => {
-        const { items, total } = listRows(collection, (await store.rows()).values(), query);
+      read((rows) => {
+        const { items, total } = listRows(collection, rows.values(), query);
         return { items: items.map((row) => ({ ...row })), total };
       }),
     get: (id) =>
-      guard(async () => {
-        const row = (await store.rows()).get(id);
+      read((rows) => {
+        const row = rows.get(id);
         return row && { ...row };
       }),
     count: (field, value) =>

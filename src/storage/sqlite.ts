@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js';
+import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
@@ -126,19 +127,13 @@ export function openSqliteStorage(file: string): StorageDriver {
   };
   /** The transaction holding the connection; other statements wait for it. */
   let holder: Promise<void> | undefined;
-  /** Runs a statement once no transaction holds the connection: at once (no async step) when none does. */
-  const whenFree = <R>(statement: () => R): Promise<R> => {
-    if (holder) return holder.then(() => whenFree(statement));
-    try {
-      return Promise.resolve(statement());
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  };
+  /** Runs a statement once no transaction holds the connection: at once (no promise) when none does. */
+  const whenFree = <R>(statement: () => R): Eventually<R> =>
+    holder ? holder.then(() => whenFree(statement)) : statement();
   const outside: SqlConnection = {
     all: (sql, params) => whenFree(() => run.all(sql, params)),
     one: (sql, params) => whenFree(() => run.one(sql, params)),
-    run: (sql, params) => whenFree(() => run.changes(sql, params)),
+    run: (sql, params) => promised(() => whenFree(() => run.changes(sql, params))),
   };
   let closed = false;
 

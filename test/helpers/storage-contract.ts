@@ -13,6 +13,7 @@ import {
   type Storage,
   type StorageDriver,
 } from '../../src/core/index.js';
+import { readsOf } from '../../src/core/data-store.js';
 
 const gadgets = defineCollection({
   name: 'gadgets',
@@ -300,6 +301,19 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       'notes:updated',
       'parts:deleted',
     ]);
+    await storage.close();
+  });
+
+  it('reads answer the same at once or later; a repository’s own reads are always promises', async () => {
+    const { storage, repo } = await ready();
+    const made = await repo.create({ name: 'Read' });
+    const reads = readsOf(repo);
+    expect(await reads.get(made.id)).toEqual(await repo.get(made.id));
+    expect(await reads.get('no-such-id')).toBeUndefined();
+    const query = { limit: 10, orderBy: [{ field: 'name', direction: 'asc' as const }] };
+    expect(await reads.list(query)).toEqual(await repo.list(query));
+    expect(repo.get(made.id)).toBeInstanceOf(Promise);
+    expect(repo.list(query)).toBeInstanceOf(Promise);
     await storage.close();
   });
 

@@ -1,12 +1,18 @@
+import type { Eventually } from '../../core/eventually.js';
+
 /** A row as the engine answers it. */
 export type SqlRow = Record<string, unknown>;
 
-/** One way to send SQL: the database itself, or one transaction on it. */
+/**
+ * One way to send SQL: the database itself, or one transaction on it. Reads
+ * may answer at once (SQLite outside a transaction) and then throw at once
+ * too; callers await them or pass the value on (`Eventually`).
+ */
 export interface SqlConnection {
   /** A statement that answers rows (SELECT, … RETURNING). */
-  all(sql: string, params: readonly unknown[]): Promise<SqlRow[]>;
+  all(sql: string, params: readonly unknown[]): Eventually<SqlRow[]>;
   /** The first row of such a statement (a lookup by id, a count), or undefined. */
-  one(sql: string, params: readonly unknown[]): Promise<SqlRow | undefined>;
+  one(sql: string, params: readonly unknown[]): Eventually<SqlRow | undefined>;
   /** A statement that changes rows; how many. */
   run(sql: string, params: readonly unknown[]): Promise<number>;
 }

@@ -7,6 +7,7 @@ import {
   type ListQuery,
   type Row,
 } from '../../core/index.js';
+import { isThenable } from '../../core/eventually.js';
 import { quote, type SqlDialect } from './dialect.js';
 import type { SqlConnection, SqlRow } from './sql-connection.js';
 
@@ -185,6 +186,7 @@ export function sqlRepository(
       return translate(dialect, collection.name, error);
     }
   };
+  const failed = (error: unknown): never => translate(dialect, collection.name, error);
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
   const countAll = `SELECT count(*) AS "total" FROM ${table}`;
   /** The page and total SQL of unfiltered lists (most lists are), by order: built once per order (64 at most). */
@@ -220,25 +222,29 @@ export function sqlRepository(
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
   return {
-    // Lists and reads are the hot path: one async step each, rather than guard's two.
-    list: async (query) => {
+    // Lists and reads are the hot path: answered at once when the connection answers at once
+    // (SQLite outside a transaction), else in one async step.
+    list: (query) => {
       try {
         const sql = listSql(query);
-        const [items, counted] = await Promise.all([
-          connection.all(sql.items, sql.itemParams),
-          connection.one(sql.count, sql.countParams),
-        ]);
-        return { items: decodeAll(items), total: Number(counted!.total) };
+        const items = connection.all(sql.items, sql.itemParams);
+        const counted = connection.one(sql.count, sql.countParams);
+        if (!isThenable(items) && !isThenable(counted))
+          return { items: decodeAll(items), total: Number(counted!.total) };
+        return Promise.all([items, counted]).then(
+          ([rows, total]) => ({ items: decodeAll(rows), total: Number(total!.total) }),
+          failed,
+        );
       } catch (error) {
-        return translate(dialect, collection.name, error);
+        return failed(error);
       }
     },
-    get: async (id) => {
+    get: (id) => {
       try {
-        const row = await connection.one(selectOne, [id]);
-        return row && decode(row);
+        const row = connection.one(selectOne, [id]);
+        return isThenable(row) ? row.then((found) => found && decode(found), failed) : row && decode(row);
       } catch (error) {
-        return translate(dialect, collection.name, error);
+        return failed(error);
       }
     },
     count: (field, value) =>
