@@ -19,7 +19,7 @@ describe('answers with nothing to wait for', () => {
     expect((one as Response).headers.get('x-request-id')).toBeTruthy();
   });
 
-  it('a token to check, a body to read, a missing record or a request hook answer later, as before', async () => {
+  it('a token to check, a body to read or a missing record answer later, as before', async () => {
     const { instance } = await instantiate(app);
     const withToken = instance.respond(
       new Request('http://localhost/books?limit=1', { headers: { authorization: `Bearer ${adminToken}` } }),
@@ -39,15 +39,63 @@ describe('answers with nothing to wait for', () => {
     const missing = await instance.respond(new Request('http://localhost/books/no-such-book'));
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('BERTH_RECORD_NOT_FOUND');
+  });
+});
 
-    const hooked = createApp({
-      name: 'hooked',
+describe('request hooks that answer at once', () => {
+  const order: string[] = [];
+  const hooked = (asyncAt: 'none' | 'request' | 'response') =>
+    createApp({
+      name: `hooks-${asyncAt}`,
       modules: [booksModule],
-      hooks: { onRequest: () => undefined },
+      hooks: {
+        onRequest: ({ request }) => {
+          order.push('request 1');
+          if (request.headers.get('x-fail')) throw new Error('a hook failed');
+          if (asyncAt === 'request')
+            return Promise.resolve().then(() => void order.push('request 1 settled'));
+        },
+        onResponse: (_context, response) => {
+          order.push(`response 1 (${response.status})`);
+          const changed = new Response(response.body, response);
+          changed.headers.set('x-first', 'yes');
+          return asyncAt === 'response' ? Promise.resolve(changed) : changed;
+        },
+      },
     });
-    const { instance: withHooks } = await instantiate(hooked);
-    const answer = withHooks.respond(new Request('http://localhost/books?limit=1'));
-    expect(answer).toBeInstanceOf(Promise);
-    expect((await answer).status).toBe(200);
+
+  it('keep a public read promise-free; a hook that returns a promise is awaited, in order', async () => {
+    const sync = (await instantiate(hooked('none'))).instance;
+    order.length = 0;
+    const now = sync.respond(new Request('http://localhost/books?limit=1'));
+    expect(now).toBeInstanceOf(Response);
+    expect((now as Response).headers.get('x-first')).toBe('yes');
+    expect(order).toEqual(['request 1', 'response 1 (200)']);
+
+    for (const at of ['request', 'response'] as const) {
+      const { instance } = await instantiate(hooked(at));
+      order.length = 0;
+      const later = instance.respond(new Request('http://localhost/books?limit=1'));
+      expect(later).toBeInstanceOf(Promise);
+      const response = await later;
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-first')).toBe('yes');
+      expect(order).toEqual(
+        at === 'request'
+          ? ['request 1', 'request 1 settled', 'response 1 (200)']
+          : ['request 1', 'response 1 (200)'],
+      );
+    }
+  });
+
+  it('a request hook that throws at once gets the error answer, which the response hooks see', async () => {
+    const { instance } = await instantiate(hooked('none'));
+    order.length = 0;
+    const response = await instance.respond(
+      new Request('http://localhost/books?limit=1', { headers: { 'x-fail': '1' } }),
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get('x-first')).toBe('yes');
+    expect(order).toEqual(['request 1', 'response 1 (500)']);
   });
 });

@@ -18,7 +18,7 @@ import type { CollectionHooks, Hooks, Locals, RequestHookContext } from './hooks
 import type { Mode } from './mode.js';
 import type { ModuleSettings } from './module-settings.js';
 import type { ModuleDefinition } from './module.js';
-import { isThenable, type Eventually } from './eventually.js';
+import { isThenable, promised, thenEventually, type Eventually } from './eventually.js';
 import { requestIdFor } from './request-id.js';
 import { resourceRoutes } from './resource.js';
 import {
@@ -352,33 +352,55 @@ function instantiate(
     services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
   const hooked = hooks.onRequest.length + hooks.onResponse.length + hooks.onError.length > 0;
   // Without request hooks the path is what it was before hooks existed: nothing more per request.
+  // Each hook is awaited only when it answers with a promise: hooks that answer at once keep a read promise-free.
   const dispatch = hooked
-    ? async (request: Request, env: DispatchEnv): Promise<Response> => {
+    ? (request: Request, env: DispatchEnv): Eventually<Response> => {
         const context: RequestHookContext = { request, requestId: env.requestId, locals: env.locals };
         env.hookContext = context;
-        let response: Response | undefined;
-        try {
-          env.caller = await identify(request, env.runtime, services);
-          if (env.caller && !(env.caller instanceof Unchecked)) context.caller = env.caller;
-          for (const hook of hooks.onRequest) {
-            const answer = await hook(context);
-            if (answer) {
-              response = answer;
-              break;
+        const failed = (error: unknown): Promise<Response> =>
+          errorResponse(error as Error, env, `${request.method} ${pathOf(request.url)}`, services, hooks);
+        /** The response hooks from `index` on, each given what the one before answered. */
+        const answered = (response: Response, index: number): Eventually<Response> => {
+          for (let i = index; i < hooks.onResponse.length; i++) {
+            const changed = hooks.onResponse[i]!(context, response);
+            if (isThenable(changed)) {
+              const current = response;
+              return Promise.resolve(changed).then((next) => answered(next ?? current, i + 1));
             }
+            response = changed ?? response;
           }
+          return response;
+        };
+        /** The request hooks from `index` on; the first to answer is the response, else the route's. */
+        const requested = (index: number): Eventually<Response | void> => {
+          for (let i = index; i < hooks.onRequest.length; i++) {
+            const answer = hooks.onRequest[i]!(context);
+            if (isThenable(answer)) return Promise.resolve(answer).then((given) => given || requested(i + 1));
+            if (answer) return answer;
+          }
+          return undefined;
+        };
+        const identified = (identity: Caller | null | undefined | Unchecked): Eventually<Response | void> => {
+          env.caller = identity;
+          if (identity && !(identity instanceof Unchecked)) context.caller = identity;
+          return requested(0);
+        };
+        let early: Eventually<Response | void>;
+        try {
+          const identity = identify(request, env.runtime, services);
+          early = identity instanceof Promise ? identity.then(identified) : identified(identity);
         } catch (error) {
-          response = await errorResponse(
-            error as Error,
-            env,
-            `${request.method} ${pathOf(request.url)}`,
-            services,
-            hooks,
-          );
+          early = failed(error);
         }
-        response ??= await hono.fetch(request, env);
-        for (const hook of hooks.onResponse) response = (await hook(context, response)) ?? response;
-        return response;
+        // A request hook's answer (or the error answer) skips the route; the response hooks see either.
+        const routed = (answer: Response | void): Eventually<Response> =>
+          answer
+            ? answered(answer, 0)
+            : thenEventually(hono.fetch(request, env), (response) => answered(response, 0));
+        if (!isThenable(early)) return routed(early);
+        return early.then(routed, (error: unknown) =>
+          failed(error).then((response) => answered(response, 0)),
+        );
       }
     : (request: Request, env: DispatchEnv): Eventually<Response> => hono.fetch(request, env);
 
@@ -406,11 +428,11 @@ function instantiate(
     return isThenable(response) ? response.then(logged) : logged(response);
   };
   const instance: AppInstance = {
-    fetch: (request, runtime) => Promise.resolve(serve(request, runtime, false)),
+    fetch: (request, runtime) => promised(() => serve(request, runtime, false)),
     respond: (request, runtime) => serve(request, runtime, false),
     authenticate: (credential) => services.authenticate!(credential),
   };
-  services.dispatch ??= (request, platform) => Promise.resolve(serve(request, platform, true));
+  services.dispatch ??= (request, platform) => promised(() => serve(request, platform, true));
   return instance;
 }
 
