@@ -19,6 +19,17 @@ describe('answers with nothing to wait for', () => {
     expect((one as Response).headers.get('x-request-id')).toBeTruthy();
   });
 
+  it('so is a read by a caller known at once whom the route admits (the in-page server’s one user)', async () => {
+    const { instance } = await instantiate(app, { adminAccess: 'open' });
+    const list = instance.respond(new Request('http://localhost/books?limit=1'));
+    expect(list).toBeInstanceOf(Response);
+    expect((list as Response).status).toBe(200);
+    // An admin-only route admits the page's user at once too.
+    const overview = instance.respond(new Request('http://localhost/admin/collections'));
+    expect(overview).toBeInstanceOf(Response);
+    expect((overview as Response).status).toBe(200);
+  });
+
   it('a token to check, a body to read or a missing record answer later, as before', async () => {
     const { instance } = await instantiate(app);
     const withToken = instance.respond(

@@ -642,9 +642,14 @@ function routeHandler(
       );
     }
     const identity = 'caller' in c.env ? c.env.caller : identify(c.req.raw, c.env.runtime, services);
-    // A read anyone may make, by nobody in particular: nothing to wait for before the handler.
-    if (identity === undefined && auth === 'public' && !writes && !route.body)
-      return handle(c, undefined, undefined);
+    // A read with nothing to wait for before the handler: anyone's on a public route, or a caller
+    // known at once whom the route admits (the in-page server's one user). The rest is checked().
+    if (!writes && !route.body) {
+      if (identity === undefined && auth === 'public') return handle(c, undefined, undefined);
+      if (identity && !(identity instanceof Promise) && !(identity instanceof Unchecked)) {
+        if (auth !== 'admin' || identity.admin) return handle(c, identity, undefined);
+      }
+    }
     return checked(c, identity);
   };
 }
