@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/core/index.js';
+import { createApp, defineModule, defineRoute, type Logger } from '../src/core/index.js';
+import { HttpListener } from '../src/node/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { adminToken, instantiate } from './helpers/in-process.js';
 
@@ -108,5 +109,73 @@ describe('request hooks that answer at once', () => {
     expect(response.status).toBe(500);
     expect(response.headers.get('x-first')).toBe('yes');
     expect(order).toEqual(['request 1', 'response 1 (500)']);
+  });
+});
+
+describe('what the promise-free path must not change', () => {
+  it('a ready response Node refuses to write (a header it rejects) is logged and answered 500, not left hanging', async () => {
+    const odd = defineModule({
+      name: 'odd',
+      routes: [
+        defineRoute({
+          method: 'GET',
+          path: '/odd',
+          summary: 'A header Node refuses',
+          handler: () => new Response('hi', { headers: { 'x-name': 'caf\u20ac' } }),
+        }),
+      ],
+    });
+    const { instance } = await instantiate(createApp({ name: 'odd', modules: [odd] }));
+    const logged: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (_fields, message) => void logged.push(message ?? ''),
+    };
+    const listener = new HttpListener(instance, logger);
+    const { port } = await listener.listen(0, '127.0.0.1', 'the test');
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/odd`, { signal: AbortSignal.timeout(5000) });
+      expect(response.status).toBe(500);
+      expect(((await response.json()) as { code: string }).code).toBe('BERTH_INTERNAL');
+      expect(logged).toEqual(['could not write the response to GET /odd']);
+      expect(listener.inFlight).toBe(0);
+    } finally {
+      await listener.close(100);
+    }
+  });
+
+  it('an onError hook that fails after a request hook failed runs once, as an awaited hook would', async () => {
+    const calls: string[] = [];
+    const failing = createApp({
+      name: 'failing-hooks',
+      modules: [booksModule],
+      hooks: {
+        onRequest: () => {
+          throw new Error('request hook failed');
+        },
+        onError: (_context, error) => {
+          calls.push(`onError(${(error as Error).message})`);
+          throw new Error('onError failed');
+        },
+        onResponse: (_context, response) => void calls.push(`onResponse(${response.status})`),
+      },
+    });
+    const { instance } = await instantiate(failing);
+    await expect(instance.fetch(new Request('http://localhost/books'))).rejects.toThrow('onError failed');
+    expect(calls).toEqual(['onError(request hook failed)']);
+  });
+
+  it('a bad path parameter is refused before the body is read', async () => {
+    const { request } = await instantiate(app);
+    const response = await request(`/books/${'x'.repeat(300)}`, {
+      method: 'PATCH',
+      admin: true,
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { code: string }).code).toBe('BERTH_VALIDATION_FAILED');
   });
 });

@@ -390,7 +390,8 @@ function instantiate(
           const identity = identify(request, env.runtime, services);
           early = identity instanceof Promise ? identity.then(identified) : identified(identity);
         } catch (error) {
-          early = failed(error);
+          // As when a hook's promise rejects: the error answer, once, then the response hooks.
+          return failed(error).then((response) => answered(response, 0));
         }
         // A request hook's answer (or the error answer) skips the route; the response hooks see either.
         const routed = (answer: Response | void): Eventually<Response> =>
@@ -572,27 +573,28 @@ function routeHandler(
       headers: { 'content-type': 'application/json', 'x-request-id': requestId },
     });
   };
-  /** Validates the parameters and query, runs the handler: at once when the handler answers at once. */
-  const handle = (
-    c: Context<{ Bindings: DispatchEnv }>,
-    caller: Caller | undefined,
-    body: unknown,
-  ): Eventually<Response> => {
-    const { requestId, locals } = c.env;
-    const request = c.req.raw;
-    const params = route.params
-      ? validate(route.params, c.req.param(), 'params')
-      : withParams
-        ? c.req.param()
-        : {};
-    const query = route.queryParser
-      ? route.queryParser.parse(searchOf(request.url))
+  /** The path's parameters, validated. */
+  const paramsOf = (c: Context<{ Bindings: DispatchEnv }>): unknown =>
+    route.params ? validate(route.params, c.req.param(), 'params') : withParams ? c.req.param() : {};
+  /** The query, validated (parsed, for a resource's list). */
+  const queryOf = (c: Context<{ Bindings: DispatchEnv }>): unknown =>
+    route.queryParser
+      ? route.queryParser.parse(searchOf(c.req.raw.url))
       : route.query
         ? validate(route.query, c.req.query(), 'query')
         : undefined;
+  /** Runs the handler: at once when the handler answers at once. */
+  const handle = (
+    c: Context<{ Bindings: DispatchEnv }>,
+    caller: Caller | undefined,
+    params: unknown,
+    query: unknown,
+    body: unknown,
+  ): Eventually<Response> => {
+    const { requestId, locals } = c.env;
     const result = route.handler({
       caller,
-      request,
+      request: c.req.raw,
       platform: c.env.runtime,
       params,
       query,
@@ -627,10 +629,13 @@ function routeHandler(
       if (count.count > services.writeLimit)
         throw tooManyRequests(`over ${services.writeLimit} writes a minute`, count);
     }
+    // Parameters and query before the body: a bad path or query is refused without reading it.
+    const params = paramsOf(c);
+    const query = queryOf(c);
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
-    return handle(c, caller, body);
+    return handle(c, caller, params, query, body);
   };
   return (c: Context<{ Bindings: DispatchEnv }>): Eventually<Response> => {
     c.env.route = route;
@@ -645,9 +650,11 @@ function routeHandler(
     // A read with nothing to wait for before the handler: anyone's on a public route, or a caller
     // known at once whom the route admits (the in-page server's one user). The rest is checked().
     if (!writes && !route.body) {
-      if (identity === undefined && auth === 'public') return handle(c, undefined, undefined);
+      if (identity === undefined && auth === 'public')
+        return handle(c, undefined, paramsOf(c), queryOf(c), undefined);
       if (identity && !(identity instanceof Promise) && !(identity instanceof Unchecked)) {
-        if (auth !== 'admin' || identity.admin) return handle(c, identity, undefined);
+        if (auth !== 'admin' || identity.admin)
+          return handle(c, identity, paramsOf(c), queryOf(c), undefined);
       }
     }
     return checked(c, identity);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import type { AppInstance } from '../core/index.js';
+import { problemFor, type AppInstance, type Logger } from '../core/index.js';
 import { answerClientError } from './client-error.js';
 import { SettingError } from './setting-error.js';
 
@@ -28,17 +28,23 @@ export class HttpListener {
   #drained: Array<() => void> = [];
 
   #instance: AppInstance;
+  readonly #logger: Logger;
 
-  constructor(instance: AppInstance) {
+  constructor(instance: AppInstance, logger: Logger) {
     this.#instance = instance;
+    this.#logger = logger;
     // A response ready at once takes the adapter's short path (no close listener, no promise to await).
     const listener = getRequestListener((request, env) => this.#instance.respond(request, env));
     const finished = (): void => this.#finished();
     this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       this.#inFlight++;
       if (this.#closing || this.#retiring) outgoing.shouldKeepAlive = false;
-      // Settles once the response has been handed to the socket (the listener answers its own errors).
-      listener(incoming, outgoing).then(finished, finished);
+      // Settles once the response has been handed to the socket. The adapter answers its own errors,
+      // except one writing a ready response (a header Node refuses): that one is answered here.
+      listener(incoming, outgoing).then(finished, (error: unknown) => {
+        this.#unwritable(error, incoming, outgoing);
+        finished();
+      });
     });
     this.server.keepAliveTimeout = 5_000;
     this.server.on('clientError', answerClientError);
@@ -52,6 +58,25 @@ export class HttpListener {
   /** Serves new requests with another instance (a reload); requests in flight finish on the old one. */
   use(instance: AppInstance): void {
     this.#instance = instance;
+  }
+
+  /** A response that could not be written: logged, and a 500 in its place (or the connection dropped, once started). */
+  #unwritable(error: unknown, incoming: IncomingMessage, outgoing: ServerResponse): void {
+    this.#logger.error({ err: error }, `could not write the response to ${incoming.method} ${incoming.url}`);
+    if (outgoing.headersSent) {
+      outgoing.destroy();
+      return;
+    }
+    const body = JSON.stringify(
+      problemFor('BERTH_INTERNAL', 'the server failed while writing the answer to this request'),
+    );
+    // Whatever the adapter set before the write failed (its content length) was for the other answer.
+    for (const name of outgoing.getHeaderNames()) outgoing.removeHeader(name);
+    outgoing.writeHead(500, {
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(body),
+    });
+    outgoing.end(body);
   }
 
   get inFlight(): number {

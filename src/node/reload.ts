@@ -101,7 +101,7 @@ export function createReload(context: ReloadContext): () => Promise<ReloadOutcom
     if (samePort && next.host.value === running.host.value) {
       serving.listener.use(instance);
     } else {
-      const listener = new HttpListener(instance);
+      const listener = new HttpListener(instance, logger);
       context.attach(listener.server);
       let address;
       try {

@@ -87,7 +87,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       })
     : undefined;
   const { runtime, instanceFor, lifecycle, close: closeInstances } = servingInstances(booted, realtime);
-  const listener = new HttpListener(instanceFor(settings, booted.token.hash));
+  const listener = new HttpListener(instanceFor(settings, booted.token.hash), logger);
   realtime?.attach(listener.server);
   const draining = new Set<Promise<unknown>>();
   // A reload replaces what is in here; everything below reads it from here.
