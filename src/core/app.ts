@@ -353,37 +353,44 @@ function instantiate(
   const hooked = hooks.onRequest.length + hooks.onResponse.length + hooks.onError.length > 0;
   // Without request hooks the path is what it was before hooks existed: nothing more per request.
   // Each hook is awaited only when it answers with a promise: hooks that answer at once keep a read promise-free.
+  /** The response hooks from `index` on, each given what the one before answered. */
+  const answered = (context: RequestHookContext, response: Response, index = 0): Eventually<Response> => {
+    for (let i = index; i < hooks.onResponse.length; i++) {
+      const changed = hooks.onResponse[i]!(context, response);
+      if (isThenable(changed)) {
+        const current = response;
+        return Promise.resolve(changed).then((next) => answered(context, next ?? current, i + 1));
+      }
+      response = changed ?? response;
+    }
+    return response;
+  };
+  /** The request hooks from `index` on; the first to answer is the response, else the route's. */
+  const requested = (context: RequestHookContext, index = 0): Eventually<Response | void> => {
+    for (let i = index; i < hooks.onRequest.length; i++) {
+      const answer = hooks.onRequest[i]!(context);
+      if (isThenable(answer))
+        return Promise.resolve(answer).then((given) => given || requested(context, i + 1));
+      if (answer) return answer;
+    }
+    return undefined;
+  };
   const dispatch = hooked
     ? (request: Request, env: DispatchEnv): Eventually<Response> => {
         const context: RequestHookContext = { request, requestId: env.requestId, locals: env.locals };
         env.hookContext = context;
         const failed = (error: unknown): Promise<Response> =>
-          errorResponse(error as Error, env, `${request.method} ${pathOf(request.url)}`, services, hooks);
-        /** The response hooks from `index` on, each given what the one before answered. */
-        const answered = (response: Response, index: number): Eventually<Response> => {
-          for (let i = index; i < hooks.onResponse.length; i++) {
-            const changed = hooks.onResponse[i]!(context, response);
-            if (isThenable(changed)) {
-              const current = response;
-              return Promise.resolve(changed).then((next) => answered(next ?? current, i + 1));
-            }
-            response = changed ?? response;
-          }
-          return response;
-        };
-        /** The request hooks from `index` on; the first to answer is the response, else the route's. */
-        const requested = (index: number): Eventually<Response | void> => {
-          for (let i = index; i < hooks.onRequest.length; i++) {
-            const answer = hooks.onRequest[i]!(context);
-            if (isThenable(answer)) return Promise.resolve(answer).then((given) => given || requested(i + 1));
-            if (answer) return answer;
-          }
-          return undefined;
-        };
+          errorResponse(
+            error as Error,
+            env,
+            `${request.method} ${pathOf(request.url)}`,
+            services,
+            hooks,
+          ).then((response) => answered(context, response));
         const identified = (identity: Caller | null | undefined | Unchecked): Eventually<Response | void> => {
           env.caller = identity;
           if (identity && !(identity instanceof Unchecked)) context.caller = identity;
-          return requested(0);
+          return requested(context);
         };
         let early: Eventually<Response | void>;
         try {
@@ -391,17 +398,14 @@ function instantiate(
           early = identity instanceof Promise ? identity.then(identified) : identified(identity);
         } catch (error) {
           // As when a hook's promise rejects: the error answer, once, then the response hooks.
-          return failed(error).then((response) => answered(response, 0));
+          return failed(error);
         }
-        // A request hook's answer (or the error answer) skips the route; the response hooks see either.
+        // A request hook's answer skips the route; the response hooks see either.
         const routed = (answer: Response | void): Eventually<Response> =>
           answer
-            ? answered(answer, 0)
-            : thenEventually(hono.fetch(request, env), (response) => answered(response, 0));
-        if (!isThenable(early)) return routed(early);
-        return early.then(routed, (error: unknown) =>
-          failed(error).then((response) => answered(response, 0)),
-        );
+            ? answered(context, answer)
+            : thenEventually(hono.fetch(request, env), (response) => answered(context, response));
+        return isThenable(early) ? early.then(routed, failed) : routed(early);
       }
     : (request: Request, env: DispatchEnv): Eventually<Response> => hono.fetch(request, env);
 
@@ -507,13 +511,15 @@ class Unchecked {
  * answers as it always has (401 without the admin token, 403 with another
  * token); one that needs a caller, 401 without a valid token. Where nobody
  * needs to be known, a token no authenticator accepts counts for nothing.
+ * Decided at once (a refusal is thrown), except on an admin route without a
+ * caller, where the request's token is checked first to say which refusal.
  */
-async function admit(
+function admit(
   identity: Caller | null | undefined | Unchecked,
   auth: 'admin' | 'user' | 'public',
   request: Request,
   services: AppServices,
-): Promise<Caller | undefined> {
+): Eventually<Caller | undefined> {
   // A route anyone may use goes on without the caller; others say why the token cannot be checked.
   if (identity instanceof Unchecked) {
     if (auth === 'public') return undefined;
@@ -522,10 +528,12 @@ async function admit(
   const caller = identity;
   if (auth === 'admin') {
     if (caller?.admin) return caller;
-    if (!caller) await requireAdmin(request, services.adminTokenHash);
-    throw new BerthError('BERTH_FORBIDDEN', 'this route needs the admin token', {
-      hint: 'Only the admin token may use it; a user’s token may not.',
-    });
+    const forbidden = (): never => {
+      throw new BerthError('BERTH_FORBIDDEN', 'this route needs the admin token', {
+        hint: 'Only the admin token may use it; a user’s token may not.',
+      });
+    };
+    return caller ? forbidden() : requireAdmin(request, services.adminTokenHash).then(forbidden);
   }
   if (caller) return caller;
   if (auth === 'user') {
@@ -608,19 +616,14 @@ function routeHandler(
       ? Promise.resolve(result).then((value) => respond(value, requestId))
       : respond(result, requestId);
   };
-  /** A caller to wait for or check, a write to count or a body to read: each step awaited. */
+  /** A caller to wait for, a write to count or a body to read: each step awaited. */
   const checked = async (
     c: Context<{ Bindings: DispatchEnv }>,
-    identity: ReturnType<typeof identify> | Caller | null | Unchecked,
+    identity: Eventually<Caller | null | undefined | Unchecked>,
   ): Promise<Response> => {
     const request = c.req.raw;
     const platform = c.env.runtime;
-    if (identity instanceof Promise) identity = await identity;
-    // Nobody to check on a route anyone may use: no refusal, nothing to wait for.
-    const caller =
-      identity === undefined && auth === 'public'
-        ? undefined
-        : await admit(identity as Caller | null | undefined | Unchecked, auth, request, services);
+    const caller = await admit(await identity, auth, request, services);
     if (writes && services.writeLimit && services.rateLimiter && !caller?.admin) {
       const key = caller
         ? `user:${caller.via}:${caller.id}`
@@ -647,17 +650,13 @@ function routeHandler(
       );
     }
     const identity = 'caller' in c.env ? c.env.caller : identify(c.req.raw, c.env.runtime, services);
-    // A read with nothing to wait for before the handler: anyone's on a public route, or a caller
-    // known at once whom the route admits (the in-page server's one user). The rest is checked().
-    if (!writes && !route.body) {
-      if (identity === undefined && auth === 'public')
-        return handle(c, undefined, paramsOf(c), queryOf(c), undefined);
-      if (identity && !(identity instanceof Promise) && !(identity instanceof Unchecked)) {
-        if (auth !== 'admin' || identity.admin)
-          return handle(c, identity, paramsOf(c), queryOf(c), undefined);
-      }
-    }
-    return checked(c, identity);
+    if (writes || route.body || identity instanceof Promise) return checked(c, identity);
+    // A read whose caller is known at once (nobody, or the in-page server's one user): admitted or
+    // refused at once too, then the handler without a promise.
+    const caller = admit(identity, auth, c.req.raw, services);
+    return isThenable(caller)
+      ? caller.then((admitted) => handle(c, admitted, paramsOf(c), queryOf(c), undefined))
+      : handle(c, caller, paramsOf(c), queryOf(c), undefined);
   };
 }
 

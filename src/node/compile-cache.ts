@@ -22,6 +22,9 @@ export type CompileCacheState = 'used' | 'rejected' | 'stale' | 'missing';
  */
 const defaultWriteDelay = 5000;
 
+/** Loads the entry (a CommonJS file) as Node would, through whatever loader is registered for it. */
+const requireHere = createRequire(import.meta.url);
+
 /** Partial files older than this were left by a process that died while writing. */
 const abandonedAfter = 60_000;
 
@@ -132,7 +135,7 @@ export interface LoadedWithCompileCache {
 export function requireWithCompileCache(entry: string, options: CompileCacheOptions): LoadedWithCompileCache {
   const states = new Map<string, CompileCacheState>();
   if (options.directory === undefined) {
-    createRequire(import.meta.url)(entry);
+    requireHere(entry);
     return { states, write: () => undefined };
   }
   const folder = dirname(entry);
@@ -222,6 +225,6 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
       dirname(filename),
     );
   };
-  createRequire(import.meta.url)(entry);
+  requireHere(entry);
   return { states, write };
 }

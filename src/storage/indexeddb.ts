@@ -296,18 +296,18 @@ function repositoryOver(
 ): DriverRepository {
   const { collection } = store;
   const fields = Object.keys(collection.fields);
+  const failed = (error: unknown): never => {
+    throw storageError(collection.name, error);
+  };
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
     } catch (error) {
-      throw storageError(collection.name, error);
+      return failed(error);
     }
   };
   /** A read of the copy: at once when it is loaded. */
   const read = <R>(answer: (rows: Map<string, Row>) => R): Eventually<R> => {
-    const failed = (error: unknown): never => {
-      throw storageError(collection.name, error);
-    };
     try {
       const rows = store.rows();
       return isThenable(rows) ? rows.then(answer).catch(failed) : answer(rows);

@@ -179,14 +179,14 @@ export function sqlRepository(
     return row as Row;
   };
   const decodeAll = (rows: SqlRow[]): Row[] => (decoded.length ? rows.map(decode) : (rows as Row[]));
+  const failed = (error: unknown): never => translate(dialect, collection.name, error);
   const guard = async <R>(work: () => Promise<R>): Promise<R> => {
     try {
       return await work();
     } catch (error) {
-      return translate(dialect, collection.name, error);
+      return failed(error);
     }
   };
-  const failed = (error: unknown): never => translate(dialect, collection.name, error);
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
   const countAll = `SELECT count(*) AS "total" FROM ${table}`;
   /** The page and total SQL of unfiltered lists (most lists are), by order: built once per order (64 at most). */
