@@ -180,6 +180,22 @@ function compileHooks(all: readonly Hooks[]): AppHooks {
   };
 }
 
+/** What an app makes of one module, once: its routes (its collections' resources, then its own). */
+interface ModuleParts {
+  module: ModuleDefinition;
+  routes: readonly RouteDefinition[];
+}
+
+function partsOf(module: ModuleDefinition): ModuleParts {
+  const own = module.routes ?? [];
+  const replaced = new Set(own.map((route) => `${route.method} ${route.path}`));
+  const generated = (module.collections ?? []).flatMap((collection) => resourceRoutes(collection, replaced));
+  return { module, routes: [...generated, ...own] };
+}
+
+/** Each app's modules as made, so an app built around it (`extendApp`) does not make them again. */
+const madeModules = new WeakMap<App, readonly ModuleParts[]>();
+
 /**
  * Creates an app from the modules it is given: their collections' REST
  * resources, their routes, channels, hooks, errors and settings. The app is
@@ -192,19 +208,37 @@ function compileHooks(all: readonly Hooks[]): AppHooks {
  * const response = await app.request('/notes')
  */
 export function createApp(options: AppOptions): App {
+  return assemble(options, options.modules.map(partsOf));
+}
+
+/**
+ * The app with more modules before and after its own, reusing what the app
+ * already made of its own (the runtimes add Berth's modules this way). The
+ * same checks as `createApp` run over the whole: a module name or a route
+ * taken twice throws.
+ */
+export function extendApp(
+  app: App,
+  more: { before?: readonly ModuleDefinition[]; after?: readonly ModuleDefinition[] },
+): App {
+  const before = more.before ?? [];
+  const after = more.after ?? [];
+  return assemble({ ...app.options, modules: [...before, ...app.modules, ...after] }, [
+    ...before.map(partsOf),
+    ...(madeModules.get(app) ?? app.modules.map(partsOf)),
+    ...after.map(partsOf),
+  ]);
+}
+
+function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
   const routes: RegisteredRoute[] = [];
   const seen = new Map<string, string>();
   const names = new Set<string>();
   const modules = options.modules;
-  for (const module of modules) {
+  for (const { module, routes: own } of parts) {
     if (names.has(module.name)) throw new Error(`two modules are named "${module.name}"`);
     names.add(module.name);
-    const own = module.routes ?? [];
-    const replaced = new Set(own.map((route) => `${route.method} ${route.path}`));
-    const generated = (module.collections ?? []).flatMap((collection) =>
-      resourceRoutes(collection, replaced),
-    );
-    for (const route of [...generated, ...own]) {
+    for (const route of own) {
       const key = `${route.method} ${route.path}`;
       const owner = seen.get(key);
       if (owner) throw new Error(`${key} is registered by both "${owner}" and "${module.name}"`);
@@ -288,6 +322,7 @@ export function createApp(options: AppOptions): App {
       return instance.fetch(request);
     },
   };
+  madeModules.set(app, parts);
   return app;
 }
 

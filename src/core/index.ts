@@ -7,6 +7,7 @@
  */
 export {
   createApp,
+  extendApp,
   setTestRuntime,
   type App,
   type AppHooks,

@@ -1,4 +1,4 @@
-import { createApp, type App } from '../core/index.js';
+import { extendApp, type App } from '../core/index.js';
 import { createAdminModule } from './admin/index.js';
 import { createDocsModule } from './docs/index.js';
 import { createHealthModule } from './health/index.js';
@@ -29,9 +29,8 @@ export function withBerthModules(
   // The docs and admin modules describe the app they are part of: read once it exists.
   const holder: { app?: App } = {};
   const described = () => holder.app!;
-  const composed = createApp({
-    ...app.options,
-    modules: [
+  const composed = extendApp(app, {
+    before: [
       ...(docs === false ? [] : [createDocsModule(described)]),
       ...(admin === false || options.admin === false ? [] : [createAdminModule(described)]),
       // A project that answers /healthz itself keeps its own.
@@ -39,7 +38,8 @@ export function withBerthModules(
         ? []
         : [createHealthModule()]),
       ...(options.metrics ? [createMetricsModule()] : []),
-      ...app.options.modules,
+    ],
+    after: [
       ...(options.realtimePath ? [createRealtimeModule(options.realtimePath, app.channels)] : []),
       ...(uiOption === false
         ? []
