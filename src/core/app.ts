@@ -500,12 +500,12 @@ function firstMatch<T>(router: Router<T>): Router<T> {
 const isResponse = (value: unknown): value is Response =>
   value instanceof Response || Object.prototype.toString.call(value) === '[object Response]';
 
-/** The query string of a URL, without parsing the rest of it. */
-function searchOf(url: string): URLSearchParams {
+/** The query string of a URL (without its `?`), without parsing the rest of it. */
+function searchOf(url: string): string {
   const start = url.indexOf('?');
-  if (start < 0) return new URLSearchParams();
+  if (start < 0) return '';
   const end = url.indexOf('#', start);
-  return new URLSearchParams(end < 0 ? url.slice(start + 1) : url.slice(start + 1, end));
+  return end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
 }
 
 function pathOf(url: string): string {
@@ -622,7 +622,9 @@ function routeHandler(
   /** The query, validated (parsed, for a resource's list). */
   const queryOf = (c: Context<{ Bindings: DispatchEnv }>): unknown =>
     route.queryParser
-      ? route.queryParser.parse(searchOf(c.req.raw.url))
+      ? route.queryParser.parseString
+        ? route.queryParser.parseString(searchOf(c.req.raw.url))
+        : route.queryParser.parse(new URLSearchParams(searchOf(c.req.raw.url)))
       : route.query
         ? validate(route.query, c.req.query(), 'query')
         : undefined;

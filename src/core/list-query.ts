@@ -156,6 +156,39 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
 /** Each collection's list without a query string, parsed once (frozen: every request shares it). */
 const plainQueries = new WeakMap<CollectionDefinition, ParsedListQuery>();
 
+/** How many query strings each collection keeps parsed. */
+const keptQueries = 100;
+const parsedQueries = new WeakMap<CollectionDefinition, Map<string, ParsedListQuery>>();
+
+/**
+ * `parseListQuery` from the query string itself (without its `?`): a query
+ * string asked for again (the same page, filter or sort) answers what it did
+ * the first time, without parsing. The last 100 of each collection are kept,
+ * frozen, since every request that asks for it shares it; pages asked for by
+ * cursor and refused queries are never kept.
+ */
+export function parseListQueryString(collection: CollectionDefinition, search: string): ParsedListQuery {
+  if (search === '') return parseListQuery(collection, new URLSearchParams());
+  let kept = parsedQueries.get(collection);
+  const known = kept?.get(search);
+  if (known) return known;
+  const parsed = parseListQuery(collection, new URLSearchParams(search));
+  if (parsed.cursor === undefined) {
+    if (!kept) parsedQueries.set(collection, (kept = new Map()));
+    if (kept.size >= keptQueries) kept.delete(kept.keys().next().value!);
+    kept.set(search, deepFreeze(parsed));
+  }
+  return parsed;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 function parseQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
   const fields = filterableFields(collection);
   const errors: FieldError[] = [];

@@ -7,6 +7,7 @@ import {
   maxLimit,
   operatorsOf,
   parseListQuery,
+  parseListQueryString,
   type ParsedListQuery,
 } from './list-query.js';
 import { toJsonSchema } from './json-schema.js';
@@ -163,6 +164,7 @@ export function resourceRoutes(
     new BerthError('BERTH_RECORD_NOT_FOUND', `no ${name} record has the id "${id}"`);
   const queryParser: QueryParser<ParsedListQuery> = {
     parse: (search) => parseListQuery(collection, search),
+    parseString: (search) => parseListQueryString(collection, search),
     parameters: () => listParameters(collection),
   };
   const { access, owner, ownerRuled, ownership } = collection;

@@ -147,6 +147,12 @@ export interface RouteContext<Params, Query, Body> {
 /** Reads a query string a zod schema cannot describe (a collection's filters), and documents it. */
 export interface QueryParser<T> {
   parse(search: URLSearchParams): T;
+  /**
+   * The same from the query string itself (without its `?`), when it can
+   * answer without `URLSearchParams` (a query seen before, say). What it
+   * answers may be shared by several requests: handlers never change it.
+   */
+  parseString?(search: string): T;
   /** The OpenAPI parameters it takes. */
   parameters(): Array<Record<string, unknown>>;
 }
