@@ -25,7 +25,7 @@ export interface ServerBinaries {
 
 const isRoot = () => process.getuid?.() === 0;
 
-function onPath(name: string, extra: string[] = []): string | undefined {
+export function onPath(name: string, extra: string[] = []): string | undefined {
   for (const dir of [...(process.env.PATH ?? '').split(delimiter), ...extra]) {
     if (!dir) continue;
     try {
