@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -103,6 +104,51 @@ describe('the compile cache of the berth command', () => {
     rmSync(join(dir, 'old-chunk.cjs'));
     load(dir, cache);
     expect(cached(cache)).toEqual(['main.cjs.v8', 'part.cjs.v8']);
+  });
+
+  it('removes the folders of other installs and Node.js versions nobody wrote for 30 days, and nothing else', () => {
+    const dir = fixture('tidy');
+    const base = join(tempDir(), 'compile');
+    const ours = join(base, 'v20.0.0-x64-aaaa1111');
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+    const file = (path: string, days: number) => {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeFileSync(path, 'x');
+      utimesSync(path, daysAgo(days), daysAgo(days));
+    };
+    file(join(ours, 'deadbeef', 'main.cjs.v8'), 40); // an install gone for 40 days
+    file(join(ours, 'cafebabe', 'main.cjs.v8'), 2); // an install run two days ago
+    file(join(ours, '0badf00d', 'main.cjs.v8'), 40);
+    file(join(ours, '0badf00d', 'notes.txt'), 40); // something else than cached code: not Berth's to remove
+    file(join(ours, 'my-things', 'main.cjs.v8'), 40); // not a folder name Berth makes
+    file(join(base, 'v18.0.0-x64-bbbb2222', 'deadbeef', 'main.cjs.v8'), 40); // a Node.js no longer run
+    file(join(base, 'v22.0.0-x64-cccc3333', 'deadbeef', 'main.cjs.v8'), 1); // another Node.js still in use
+    file(join(base, 'backups', 'deadbeef', 'main.cjs.v8'), 40);
+    for (const folder of [base, ours]) chmodSync(folder, 0o700);
+    load(dir, ours);
+    const own = basename(dirname(cachedFiles(ours).find((path) => path.endsWith('part.cjs.v8'))!));
+    const left = readdirSync(base, { recursive: true, encoding: 'utf8' }).sort();
+    expect(left).toEqual(
+      [
+        'backups',
+        'backups/deadbeef',
+        'backups/deadbeef/main.cjs.v8',
+        'v20.0.0-x64-aaaa1111',
+        'v20.0.0-x64-aaaa1111/0badf00d',
+        'v20.0.0-x64-aaaa1111/0badf00d/main.cjs.v8',
+        'v20.0.0-x64-aaaa1111/0badf00d/notes.txt',
+        `v20.0.0-x64-aaaa1111/${own}`,
+        `v20.0.0-x64-aaaa1111/${own}/main.cjs.v8`,
+        `v20.0.0-x64-aaaa1111/${own}/part.cjs.v8`,
+        'v20.0.0-x64-aaaa1111/cafebabe',
+        'v20.0.0-x64-aaaa1111/cafebabe/main.cjs.v8',
+        'v20.0.0-x64-aaaa1111/my-things',
+        'v20.0.0-x64-aaaa1111/my-things/main.cjs.v8',
+        'v22.0.0-x64-cccc3333',
+        'v22.0.0-x64-cccc3333/deadbeef',
+        'v22.0.0-x64-cccc3333/deadbeef/main.cjs.v8',
+      ].sort(),
+    );
   });
 
   it('writes at once, before Berth changes a V8 flag, and never after: V8 refuses code cached under other flags', () => {

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
@@ -99,6 +99,39 @@ function olderThan(file: string, ms: number): boolean {
   }
 }
 
+/** Cached code nobody wrote for this long is another install's or another Node.js's that no longer runs here. */
+const idleAfter = 30 * 24 * 60 * 60 * 1000;
+/** The names of the folders Berth makes: one per Node.js version and V8 flags, one per installed bundle in each. */
+const versionFolder = /^v\d+\.\d+\.\d+-\w+-[0-9a-f]+$/;
+const installFolder = /^[0-9a-f]{8}$/;
+
+/** Whether a folder holds only cached code (`.v8`, `.tmp`) that nobody wrote for `idleAfter`. */
+function idle(folder: string): boolean {
+  try {
+    return readdirSync(folder, { withFileTypes: true }).every(
+      (entry) =>
+        entry.isFile() && /\.(?:v8|tmp)$/.test(entry.name) && olderThan(join(folder, entry.name), idleAfter),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the idle install folders of a version folder but `keep`; the version folder too once it is empty. */
+function removeIdle(version: string, keep?: string): void {
+  for (const name of readdirSync(version)) {
+    if (name !== keep && installFolder.test(name) && idle(join(version, name)))
+      rmSync(join(version, name), { recursive: true, force: true });
+  }
+  if (keep === undefined) {
+    try {
+      rmdirSync(version); // only when nothing is left in it
+    } catch {
+      // still in use, or not ours to empty
+    }
+  }
+}
+
 type Load = (module: Module, filename: string) => void;
 
 export interface CompileCacheOptions {
@@ -127,7 +160,9 @@ export interface LoadedWithCompileCache {
  * refuses code cached under other flags than a start's. Each entry carries
  * the CRC-32 of the text it was compiled from and is used only for that
  * text (V8 itself checks only the length), so a rebuilt or upgraded Berth
- * never runs old code; writing removes the entries of files that are gone.
+ * never runs old code; writing removes the entries of files that are gone,
+ * and the folders of other installs and Node.js versions that nobody wrote
+ * for 30 days.
  * A cache that cannot be read or written only costs the compiling it would
  * have saved. Node.js ≥ 22 has this built in (`module.enableCompileCache`);
  * this works the same on the Node.js 20 Berth supports.
@@ -138,8 +173,9 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
     requireHere(entry);
     return { states, write: () => undefined };
   }
+  const versions = options.directory;
   const folder = dirname(entry);
-  const directory = join(options.directory, fnv1a(folder));
+  const directory = join(versions, fnv1a(folder));
   const readable = safeToUse(directory);
   const pending: Array<{ script: Script; name: string; checksum: number }> = [];
   let timer: NodeJS.Timeout | undefined;
@@ -167,6 +203,14 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
         const gone = name.endsWith('.v8') && !files.has(name.slice(0, -'.v8'.length));
         if (gone || (name.endsWith('.tmp') && olderThan(join(directory, name), abandonedAfter)))
           rmSync(join(directory, name), { force: true });
+      }
+      // The code of installs and Node.js versions no longer run here: nothing else removes it.
+      removeIdle(versions, basename(directory));
+      const base = dirname(versions);
+      if (versionFolder.test(basename(versions)) && safeToUse(base)) {
+        for (const name of readdirSync(base)) {
+          if (name !== basename(versions) && versionFolder.test(name)) removeIdle(join(base, name));
+        }
       }
     } catch {
       // An unwritable cache: the next start compiles again, nothing else changes.
