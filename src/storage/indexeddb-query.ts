@@ -46,16 +46,28 @@ function matches(row: Row, condition: Condition): boolean {
 }
 
 /**
+ * A copy's rows in each order lists asked for, by order: kept while the copy
+ * does not change, so a list in an order asked for before only filters and
+ * pages. The owner of the copy empties it on every change.
+ */
+export type RowsInOrder = Map<string, readonly Row[]>;
+
+/** How many orders a copy keeps its rows sorted in. */
+const keptOrders = 8;
+
+/**
  * Answers a list query over rows held in memory with the semantics of the
  * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
  * joined by AND, free text in the searchable fields (ignored when there are
  * none; matching nothing when `searchIn` names none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
- * LIMIT and OFFSET, and the total.
+ * LIMIT and OFFSET, and the total. Given `inOrder`, the rows sorted in the
+ * query's order are taken from it, or sorted once and kept there.
  */
 export function listRows(
   collection: CollectionDefinition,
   rows: Iterable<Row>,
   query: ListQuery,
+  inOrder?: RowsInOrder,
 ): ListResult<Row> {
   const columns = knownColumns(collection);
   const check = (field: string): void => {
@@ -66,10 +78,31 @@ export function listRows(
   for (const condition of where) check(condition.field);
   for (const order of query.orderBy ?? []) check(order.field);
 
+  const order = [
+    ...(query.orderBy ?? []).filter(({ field }) => field !== 'id'),
+    { field: 'id', direction: 'asc' as const },
+  ];
+  const byOrder = (a: Row, b: Row): number => {
+    for (const { field, direction } of order) {
+      const result = compare(a[field], b[field]);
+      if (result !== 0) return direction === 'desc' ? -result : result;
+    }
+    return 0;
+  };
+  let sorted: readonly Row[] | undefined;
+  if (inOrder) {
+    const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
+    sorted = inOrder.get(key);
+    if (!sorted) {
+      if (inOrder.size >= keptOrders) inOrder.clear();
+      inOrder.set(key, (sorted = [...rows].sort(byOrder)));
+    }
+  }
+
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const search = query.search?.toLowerCase() ?? '';
   const matching: Row[] = [];
-  for (const row of rows) {
+  for (const row of sorted ?? rows) {
     if (!where.every((condition) => matches(row, condition))) continue;
     if (
       query.search &&
@@ -83,18 +116,8 @@ export function listRows(
       continue;
     matching.push(row);
   }
-  const order = [
-    ...(query.orderBy ?? []).filter(({ field }) => field !== 'id'),
-    { field: 'id', direction: 'asc' as const },
-  ];
-  const byOrder = (a: Row, b: Row): number => {
-    for (const { field, direction } of order) {
-      const result = compare(a[field], b[field]);
-      if (result !== 0) return direction === 'desc' ? -result : result;
-    }
-    return 0;
-  };
-  matching.sort(byOrder);
+  // Filtering keeps the order of rows that were already sorted.
+  if (!sorted) matching.sort(byOrder);
   let start = query.offset ?? 0;
   if (query.after) {
     // Keyset paging: the first row strictly after the given key values.

@@ -10,7 +10,7 @@ import {
   type StorageDriver,
 } from '../core/index.js';
 import { isThenable, type Eventually } from '../core/eventually.js';
-import { listRows } from './indexeddb-query.js';
+import { listRows, type RowsInOrder } from './indexeddb-query.js';
 
 /** Which fields each collection had at its last migration, to report the fields added since. */
 const metaTable = 'berth_collections';
@@ -249,6 +249,8 @@ export function openIndexedDbStorage(name = 'berth'): StorageDriver {
 interface Store {
   /** The copy, at once once loaded. */
   rows(): Eventually<Map<string, Row>>;
+  /** The copy's rows in the orders lists asked for; a new, empty one whenever the copy changes. */
+  inOrder(): RowsInOrder;
   table(): Table;
   /** Keeps this context's copy current after a write, and tells the other contexts theirs is stale. */
   wrote(change: { put?: Row; removed?: string }): void;
@@ -265,8 +267,12 @@ interface Store {
 function createStore(table: () => Table, collection: CollectionDefinition, channelName: string): Store {
   const fields = Object.keys(collection.fields);
   let cache: Map<string, Row> | undefined;
+  let inOrder: RowsInOrder = new Map();
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
-  channel?.addEventListener('message', () => (cache = undefined));
+  channel?.addEventListener('message', () => {
+    cache = undefined;
+    inOrder = new Map();
+  });
   // A field added by a later migration reads as null on older records, as in SQL.
   const complete = (row: Row): Row => {
     for (const field of fields) if (!(field in row)) row[field] = null;
@@ -280,9 +286,11 @@ function createStore(table: () => Table, collection: CollectionDefinition, chann
       table()
         .toArray()
         .then((rows) => (cache ??= new Map((rows as Row[]).map((row) => [row.id, complete(row)])))),
+    inOrder: () => inOrder,
     wrote({ put, removed }) {
       if (put) cache?.set(put.id, put);
       if (removed !== undefined) cache?.delete(removed);
+      inOrder = new Map();
       channel?.postMessage('changed');
     },
   };
@@ -326,7 +334,7 @@ function repositoryOver(
   return {
     list: (query) =>
       read((rows) => {
-        const { items, total } = listRows(collection, rows.values(), query);
+        const { items, total } = listRows(collection, rows.values(), query, store.inOrder());
         return { items: items.map((row) => ({ ...row })), total };
       }),
     get: (id) =>

@@ -317,6 +317,33 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('a list asked for again in the same order sees every write since: create, update, delete, a rolled-back transaction', async () => {
+    const { storage, repo } = await ready();
+    const bySize = { limit: 10, orderBy: [{ field: 'size', direction: 'desc' as const }] };
+    const names = async (query = bySize) => (await repo.list(query)).items.map((gadget) => gadget.name);
+    const small = await repo.create({ name: 'Small', size: 1 });
+    await repo.create({ name: 'Large', size: 9 });
+    expect(await names()).toEqual(['Large', 'Small', 'Seeded']);
+    expect(await names()).toEqual(['Large', 'Small', 'Seeded']);
+    await repo.update(small.id, { size: 20 });
+    expect(await names()).toEqual(['Small', 'Large', 'Seeded']);
+    await repo.create({ name: 'Middle', size: 5 });
+    expect(await names()).toEqual(['Small', 'Large', 'Middle', 'Seeded']);
+    await repo.delete(small.id);
+    expect(await names()).toEqual(['Large', 'Middle', 'Seeded']);
+    await rejection(
+      storage.transaction(async (tx) => {
+        await tx.repository(gadgets).create({ name: 'Huge', size: 99 });
+        throw new Error('taken back');
+      }),
+    );
+    expect(await names()).toEqual(['Large', 'Middle', 'Seeded']);
+    const filtered = { ...bySize, where: [{ field: 'size', op: 'gte' as const, value: 5 }] };
+    expect(await names(filtered)).toEqual(['Large', 'Middle']);
+    expect(await names({ ...bySize, offset: 1, limit: 1 } as typeof bySize)).toEqual(['Middle']);
+    await storage.close();
+  });
+
   it('a transaction holds together: all its writes or none; its events only after it commits', async () => {
     const { storage, repo, events } = await ready();
     await storage.transaction(async (tx) => {
