@@ -101,23 +101,30 @@ export function listRows(
 
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const search = query.search?.toLowerCase() ?? '';
-  const matching: Row[] = [];
-  for (const row of sorted ?? rows) {
-    if (!where.every((condition) => matches(row, condition))) continue;
-    if (
-      query.search &&
-      (searchable.length || query.searchIn) &&
-      !searchable.some((field) =>
-        String(row[field] ?? '')
-          .toLowerCase()
-          .includes(search),
+  const searching = Boolean(query.search && (searchable.length || query.searchIn));
+  const filter = (from: Iterable<Row>): Row[] => {
+    const kept: Row[] = [];
+    for (const row of from) {
+      if (!where.every((condition) => matches(row, condition))) continue;
+      if (
+        searching &&
+        !searchable.some((field) =>
+          String(row[field] ?? '')
+            .toLowerCase()
+            .includes(search),
+        )
       )
-    )
-      continue;
-    matching.push(row);
-  }
-  // Filtering keeps the order of rows that were already sorted.
-  if (!sorted) matching.sort(byOrder);
+        continue;
+      kept.push(row);
+    }
+    return kept;
+  };
+  // Filtering keeps the order of rows already sorted; without conditions they are the answer as they are.
+  const matching: readonly Row[] = sorted
+    ? where.length > 0 || searching
+      ? filter(sorted)
+      : sorted
+    : filter(rows).sort(byOrder);
   let start = query.offset ?? 0;
   if (query.after) {
     // Keyset paging: the first row strictly after the given key values.
