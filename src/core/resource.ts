@@ -102,6 +102,10 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
 /** The link to the page after this one, or null on the last. */
 function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more: boolean): string | null {
   if (!more) return null;
+  // A page by offset links to the same next page every time its URL is asked for again.
+  const byOffset = parsed.cursor === undefined;
+  const known = byOffset ? nextLinks.get(parsed) : undefined;
+  if (known?.url === request.url) return known.link;
   const url = new URL(request.url);
   if (parsed.cursor !== undefined) {
     const last = items[items.length - 1]!;
@@ -112,8 +116,13 @@ function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more:
     url.searchParams.set('offset', String(parsed.offset + parsed.limit));
   }
   url.searchParams.set('limit', String(parsed.limit));
-  return `${url.pathname}${url.search}`;
+  const link = `${url.pathname}${url.search}`;
+  if (byOffset) nextLinks.set(parsed, { url: request.url, link });
+  return link;
 }
+
+/** The next link last made for a parsed query (one per query string, kept while it is: list-query.ts). */
+const nextLinks = new WeakMap<ParsedListQuery, { url: string; link: string }>();
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
