@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -124,8 +125,15 @@ describe('the compile cache of the berth command', () => {
     file(join(base, 'v18.0.0-x64-bbbb2222', 'deadbeef', 'main.cjs.v8'), 40); // a Node.js no longer run
     file(join(base, 'v22.0.0-x64-cccc3333', 'deadbeef', 'main.cjs.v8'), 1); // another Node.js still in use
     file(join(base, 'backups', 'deadbeef', 'main.cjs.v8'), 40);
+    file(join(base, 'v1.0.0-rc-1', 'deadbeef', 'main.cjs.v8'), 40); // named like a version, but not one Berth makes
+    mkdirSync(join(ours, 'feedface'), { mode: 0o700 }); // just made by another start, nothing written yet
+    // A version folder that is a link: what it points to is not Berth's to clean.
+    const elsewhere = join(tempDir(), 'elsewhere');
+    file(join(elsewhere, 'deadbeef', 'main.cjs.v8'), 40);
+    symlinkSync(elsewhere, join(base, 'v16.0.0-x64-dddd4444'));
     for (const folder of [base, ours]) chmodSync(folder, 0o700);
     load(dir, ours);
+    expect(readdirSync(join(elsewhere, 'deadbeef'))).toEqual(['main.cjs.v8']);
     const own = basename(dirname(cachedFiles(ours).find((path) => path.endsWith('part.cjs.v8'))!));
     const left = readdirSync(base, { recursive: true, encoding: 'utf8' }).sort();
     expect(left).toEqual(
@@ -140,6 +148,13 @@ describe('the compile cache of the berth command', () => {
         `v20.0.0-x64-aaaa1111/${own}`,
         `v20.0.0-x64-aaaa1111/${own}/main.cjs.v8`,
         `v20.0.0-x64-aaaa1111/${own}/part.cjs.v8`,
+        'v1.0.0-rc-1',
+        'v1.0.0-rc-1/deadbeef',
+        'v1.0.0-rc-1/deadbeef/main.cjs.v8',
+        'v16.0.0-x64-dddd4444',
+        'v16.0.0-x64-dddd4444/deadbeef', // listed through the link, and left
+        'v16.0.0-x64-dddd4444/deadbeef/main.cjs.v8',
+        'v20.0.0-x64-aaaa1111/feedface',
         'v20.0.0-x64-aaaa1111/cafebabe',
         'v20.0.0-x64-aaaa1111/cafebabe/main.cjs.v8',
         'v20.0.0-x64-aaaa1111/my-things',
@@ -149,6 +164,21 @@ describe('the compile cache of the berth command', () => {
         'v22.0.0-x64-cccc3333/deadbeef/main.cjs.v8',
       ].sort(),
     );
+  });
+
+  it('in a directory of the user’s choice (not named compile), other versions’ folders are left alone', () => {
+    const dir = fixture('chosen');
+    const base = join(tempDir(), 'my-cache');
+    const ours = join(base, 'v20.0.0-x64-aaaa1111');
+    const old = join(base, 'v18.0.0-x64-bbbb2222', 'deadbeef', 'main.cjs.v8');
+    mkdirSync(dirname(old), { recursive: true, mode: 0o700 });
+    writeFileSync(old, 'x');
+    const longAgo = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    utimesSync(old, longAgo, longAgo);
+    chmodSync(base, 0o700);
+    load(dir, ours);
+    expect(existsSync(old)).toBe(true);
+    expect(cached(ours)).toEqual(['main.cjs.v8', 'part.cjs.v8']);
   });
 
   it('writes at once, before Berth changes a V8 flag, and never after: V8 refuses code cached under other flags', () => {

@@ -101,33 +101,60 @@ function olderThan(file: string, ms: number): boolean {
 
 /** Cached code nobody wrote for this long is another install's or another Node.js's that no longer runs here. */
 const idleAfter = 30 * 24 * 60 * 60 * 1000;
-/** The names of the folders Berth makes: one per Node.js version and V8 flags, one per installed bundle in each. */
-const versionFolder = /^v\d+\.\d+\.\d+-\w+-[0-9a-f]+$/;
+/** The names of the folders Berth makes: one per Node.js version, architecture and V8 flags; one per installed bundle. */
+const versionFolder =
+  /^v\d+\.\d+\.\d+-(?:arm|arm64|ia32|loong64|mips|mipsel|ppc|ppc64|riscv64|s390|s390x|x64)-[0-9a-f]{1,8}$/;
 const installFolder = /^[0-9a-f]{8}$/;
 
-/** Whether a folder holds only cached code (`.v8`, `.tmp`) that nobody wrote for `idleAfter`. */
+/** A directory itself, not a symbolic link to one (whose target may be anybody's). */
+function realDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a folder holds cached code (`.v8`, `.tmp` files) and nothing else,
+ * none of it written for `idleAfter`. An empty folder is not idle: a start
+ * may have just made it.
+ */
 function idle(folder: string): boolean {
   try {
-    return readdirSync(folder, { withFileTypes: true }).every(
-      (entry) =>
-        entry.isFile() && /\.(?:v8|tmp)$/.test(entry.name) && olderThan(join(folder, entry.name), idleAfter),
+    const entries = readdirSync(folder, { withFileTypes: true });
+    return (
+      entries.length > 0 &&
+      entries.every(
+        (entry) =>
+          entry.isFile() &&
+          /\.(?:v8|tmp)$/.test(entry.name) &&
+          olderThan(join(folder, entry.name), idleAfter),
+      )
     );
   } catch {
     return false;
   }
 }
 
-/** Removes the idle install folders of a version folder but `keep`; the version folder too once it is empty. */
+/**
+ * Removes the idle install folders of a version folder, but `keep`'s; the
+ * version folder too when that left it empty (one found empty is left).
+ */
 function removeIdle(version: string, keep?: string): void {
+  let removed = false;
   for (const name of readdirSync(version)) {
-    if (name !== keep && installFolder.test(name) && idle(join(version, name)))
-      rmSync(join(version, name), { recursive: true, force: true });
+    const install = join(version, name);
+    if (name !== keep && installFolder.test(name) && realDirectory(install) && idle(install)) {
+      rmSync(install, { recursive: true, force: true });
+      removed = true;
+    }
   }
-  if (keep === undefined) {
+  if (removed && keep === undefined) {
     try {
       rmdirSync(version); // only when nothing is left in it
     } catch {
-      // still in use, or not ours to empty
+      // still in use
     }
   }
 }
@@ -205,11 +232,19 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
           rmSync(join(directory, name), { force: true });
       }
       // The code of installs and Node.js versions no longer run here: nothing else removes it.
-      removeIdle(versions, basename(directory));
+      if (safeToUse(versions)) removeIdle(versions, basename(directory));
+      // Other versions only in a folder Berth names (`…/compile`), never among a chosen directory's own folders.
       const base = dirname(versions);
-      if (versionFolder.test(basename(versions)) && safeToUse(base)) {
+      if (basename(base) === 'compile' && versionFolder.test(basename(versions)) && safeToUse(base)) {
         for (const name of readdirSync(base)) {
-          if (name !== basename(versions) && versionFolder.test(name)) removeIdle(join(base, name));
+          const version = join(base, name);
+          if (
+            name !== basename(versions) &&
+            versionFolder.test(name) &&
+            realDirectory(version) &&
+            safeToUse(version)
+          )
+            removeIdle(version);
         }
       }
     } catch {
