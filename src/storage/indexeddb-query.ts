@@ -60,8 +60,9 @@ const keptOrders = 8;
  * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
  * joined by AND, free text in the searchable fields (ignored when there are
  * none; matching nothing when `searchIn` names none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
- * LIMIT and OFFSET, and the total. Given `inOrder`, the rows sorted in the
- * query's order are taken from it, or sorted once and kept there.
+ * LIMIT and OFFSET, and the total. Given `inOrder`, a list in an order kept
+ * there filters and pages the kept rows; one without conditions sorts the
+ * whole copy and keeps it there.
  */
 export function listRows(
   collection: CollectionDefinition,
@@ -89,19 +90,18 @@ export function listRows(
     }
     return 0;
   };
-  let sorted: readonly Row[] | undefined;
-  if (inOrder) {
-    const key = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
-    sorted = inOrder.get(key);
-    if (!sorted) {
-      if (inOrder.size >= keptOrders) inOrder.clear();
-      inOrder.set(key, (sorted = [...rows].sort(byOrder)));
-    }
-  }
-
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const search = query.search?.toLowerCase() ?? '';
   const searching = Boolean(query.search && (searchable.length || query.searchIn));
+  const filtered = where.length > 0 || searching;
+  // A list without conditions sorts the whole copy once and keeps it in that order; a filtered one uses a kept
+  // order when there is one, and otherwise sorts only what it found, as it would without kept orders.
+  const orderKey = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
+  let sorted = inOrder?.get(orderKey);
+  if (inOrder && !sorted && !filtered) {
+    if (inOrder.size >= keptOrders) inOrder.clear();
+    inOrder.set(orderKey, (sorted = [...rows].sort(byOrder)));
+  }
   const filter = (from: Iterable<Row>): Row[] => {
     const kept: Row[] = [];
     for (const row of from) {
@@ -120,11 +120,7 @@ export function listRows(
     return kept;
   };
   // Filtering keeps the order of rows already sorted; without conditions they are the answer as they are.
-  const matching: readonly Row[] = sorted
-    ? where.length > 0 || searching
-      ? filter(sorted)
-      : sorted
-    : filter(rows).sort(byOrder);
+  const matching: readonly Row[] = sorted ? (filtered ? filter(sorted) : sorted) : filter(rows).sort(byOrder);
   let start = query.offset ?? 0;
   if (query.after) {
     // Keyset paging: the first row strictly after the given key values.

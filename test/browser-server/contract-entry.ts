@@ -2,8 +2,9 @@
 // contract cases against IndexedDB with vitest's matchers on chai.
 import { JestAsymmetricMatchers, JestChaiExpect, JestExtend } from '@vitest/expect';
 import * as chai from 'chai';
+import { createDataStore } from '../../src/core/index.js';
 import { openIndexedDbStorage } from '../../src/storage/indexeddb.js';
-import { storageContractCases } from '../helpers/storage-contract.js';
+import { contractCollections, gadgets, storageContractCases } from '../helpers/storage-contract.js';
 
 chai.use(JestExtend);
 chai.use(JestChaiExpect);
@@ -14,6 +15,37 @@ let database = 0;
 storageContractCases({ it: (name, test) => cases.push({ name, test }), expect: chai.expect }, async () =>
   openIndexedDbStorage(`contract-${Date.now()}-${++database}`),
 );
+
+// IndexedDB's own case, after the contract's: what one context writes, another on the same database lists.
+cases.push({
+  name: 'IndexedDB: a list on a second driver of the same database sees the first one’s writes, in an order it kept',
+  test: async () => {
+    const name = `contract-shared-${Date.now()}`;
+    const open = async () => {
+      const storage = createDataStore(openIndexedDbStorage(name), { collections: contractCollections });
+      await storage.migrate(contractCollections);
+      return storage;
+    };
+    const [writer, reader] = [await open(), await open()];
+    const bySize = { limit: 10, orderBy: [{ field: 'size', direction: 'desc' as const }] };
+    const names = async () =>
+      (await reader.repository(gadgets).list(bySize)).items.map((gadget) => gadget.name);
+    await writer.repository(gadgets).create({ name: 'Small', size: 1 });
+    chai.expect(await names()).to.deep.equal(['Small', 'Seeded']);
+    chai.expect(await names()).to.deep.equal(['Small', 'Seeded']); // now from the order the reader kept
+    await writer.repository(gadgets).create({ name: 'Large', size: 9 });
+    // The writer tells the reader over a BroadcastChannel, which delivers in a later task.
+    const until = performance.now() + 2000;
+    let seen = await names();
+    while (seen.length < 3 && performance.now() < until) {
+      await new Promise((done) => setTimeout(done, 10));
+      seen = await names();
+    }
+    chai.expect(seen).to.deep.equal(['Large', 'Small', 'Seeded']);
+    await writer.close();
+    await reader.close();
+  },
+});
 
 (window as unknown as { runContract: () => Promise<unknown> }).runContract = async () => {
   const results: Array<{ name: string; ok: boolean; error?: string }> = [];

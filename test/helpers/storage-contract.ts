@@ -334,6 +334,8 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await rejection(
       storage.transaction(async (tx) => {
         await tx.repository(gadgets).create({ name: 'Huge', size: 99 });
+        // Listed inside the transaction, in the same order: taking the write back must be seen as a change too.
+        expect((await tx.repository(gadgets).list(bySize)).items[0]!.name).toBe('Huge');
         throw new Error('taken back');
       }),
     );
@@ -467,5 +469,5 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
   });
 }
 
-export { gadgets };
+export { collections as contractCollections, gadgets };
 export type { Storage };
