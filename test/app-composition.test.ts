@@ -24,6 +24,18 @@ describe('composing an app', () => {
     expect(served.collections).toEqual(app.collections);
   });
 
+  it('a module added to the app’s module list after createApp is served with its routes, as before', () => {
+    const modules = [booksModule];
+    const app = createApp({ name: 'late', modules });
+    modules.push(pinger('/late'));
+    const served = withBerthModules(app, { realtimePath: undefined });
+    expect(served.routes).toContainEqual({
+      module: 'pinger',
+      route: expect.objectContaining({ path: '/late' }),
+    });
+    expect(served.modules.map(({ name }) => name)).toContain('pinger');
+  });
+
   it('a module name or a route taken twice throws, in the project or against Berth’s own modules', () => {
     expect(() => createApp({ name: 'x', modules: [pinger('/a'), pinger('/b')] })).toThrow(
       'two modules are named "pinger"',

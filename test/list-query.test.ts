@@ -15,13 +15,17 @@ describe('list queries kept parsed', () => {
     expect(parseListQueryString(books as never, '')).toBe(parseListQueryString(books as never, ''));
   });
 
-  it('pages by cursor and refused queries are never kept; at most 100 query strings are', () => {
+  it('pages by cursor, refused queries and query strings over 512 characters are never kept; at most 100 are', () => {
     expect(parseListQueryString(books as never, 'cursor=')).not.toBe(
       parseListQueryString(books as never, 'cursor='),
     );
     for (let round = 0; round < 2; round++) {
       expect(() => parseListQueryString(books as never, 'limit=0')).toThrow('failed validation');
     }
+    const longFine = `limit=5&title[contains]=${'y'.repeat(520)}`;
+    expect(parseListQueryString(books as never, longFine)).not.toBe(
+      parseListQueryString(books as never, longFine),
+    );
     const first = parseListQueryString(books as never, 'limit=1');
     expect(parseListQueryString(books as never, 'limit=1')).toBe(first);
     for (let limit = 2; limit <= 101; limit++) parseListQueryString(books as never, `offset=${limit}`);

@@ -223,9 +223,15 @@ export function extendApp(
 ): App {
   const before = more.before ?? [];
   const after = more.after ?? [];
+  // What the app made, unless its modules changed since (a module pushed to the array it was given).
+  const made = madeModules.get(app);
+  const own =
+    made && made.length === app.modules.length && made.every(({ module }, i) => module === app.modules[i])
+      ? made
+      : app.modules.map(partsOf);
   return assemble({ ...app.options, modules: [...before, ...app.modules, ...after] }, [
     ...before.map(partsOf),
-    ...(madeModules.get(app) ?? app.modules.map(partsOf)),
+    ...own,
     ...after.map(partsOf),
   ]);
 }

@@ -156,16 +156,18 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
 /** Each collection's list without a query string, parsed once (frozen: every request shares it). */
 const plainQueries = new WeakMap<CollectionDefinition, ParsedListQuery>();
 
-/** How many query strings each collection keeps parsed. */
+/** How many query strings each collection keeps parsed, and the longest it keeps. */
 const keptQueries = 100;
+const keptLength = 512;
 const parsedQueries = new WeakMap<CollectionDefinition, Map<string, ParsedListQuery>>();
 
 /**
  * `parseListQuery` from the query string itself (without its `?`): a query
  * string asked for again (the same page, filter or sort) answers what it did
- * the first time, without parsing. The last 100 of each collection are kept,
- * frozen, since every request that asks for it shares it; pages asked for by
- * cursor and refused queries are never kept.
+ * the first time, without parsing. Up to 100 of each collection are kept
+ * (the one kept first goes first), frozen, since every request that asks for
+ * it shares it; pages asked for by cursor, query strings over 512 characters
+ * and refused queries are never kept.
  */
 export function parseListQueryString(collection: CollectionDefinition, search: string): ParsedListQuery {
   if (search === '') return parseListQuery(collection, new URLSearchParams());
@@ -173,7 +175,7 @@ export function parseListQueryString(collection: CollectionDefinition, search: s
   const known = kept?.get(search);
   if (known) return known;
   const parsed = parseListQuery(collection, new URLSearchParams(search));
-  if (parsed.cursor === undefined) {
+  if (parsed.cursor === undefined && search.length <= keptLength) {
     if (!kept) parsedQueries.set(collection, (kept = new Map()));
     if (kept.size >= keptQueries) kept.delete(kept.keys().next().value!);
     kept.set(search, deepFreeze(parsed));
