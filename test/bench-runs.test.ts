@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -77,4 +78,45 @@ describe('npm run bench', () => {
       expect(rest.length, server).toBe(server === 'berth, compile cache off' ? 2 : 4);
     }
   }, 180_000);
+
+  it('browser: prints both ceilings, the serialized floor and Berth’s two paths with their ratios, and the sizes', async () => {
+    const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+    if (!existsSync(chromium))
+      throw new Error(`the browser bench runs ${chromium}: apt-get install -y chromium`);
+    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'browser'], {
+      cwd: root,
+      env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1' },
+      timeout: 110_000,
+    });
+    const rows = rowsOf(stdout);
+    const header = rows.findIndex((row) => row[0] === 'path');
+    expect(rows[header]).toEqual(['path', 'requests/s', 'ratio', 'target']);
+    const measured = rows.slice(header + 1, header + 6);
+    expect(measured.map(([path]) => path)).toEqual([
+      'trivial Service Worker response (the Service Worker ceiling)',
+      'GET /users through the Service Worker',
+      'constant JSON Response in the page (the in-page ceiling)',
+      'the same value serialized per request, Berth’s two headers, nothing else',
+      'GET /users in the page (window.berth.fetch)',
+    ]);
+    for (const [path, rate] of measured) expect(Number(rate), path).toBeGreaterThan(0);
+    expect(measured[1]![2]).toMatch(/^\d+\.\d\d× the Service Worker ceiling$/);
+    expect(measured[1]![3]).toMatch(/^≥ 0\.9× (met|NOT met)$/);
+    expect(measured[3]![2]).toMatch(/^\d+\.\d\d× the in-page ceiling$/);
+    expect(measured[4]![2]).toMatch(/^\d+\.\d\d× the in-page ceiling \(\d+\.\d\d× fresh JSON\)$/);
+    expect(measured[4]![3]).toMatch(/^≥ 0\.8× (met|NOT met)$/);
+    const sizes = rows.findIndex((row) => row[0] === 'file');
+    expect(rows.slice(sizes + 1, sizes + 3).map(([file, minified, gzip]) => [file, minified, gzip])).toEqual([
+      [
+        'berth/browser (dist/browser/berth-browser.js)',
+        expect.stringMatching(/ KiB$/),
+        expect.stringMatching(/ KiB$/),
+      ],
+      [
+        'Service Worker (dist/playground/berth-sw.js)',
+        expect.stringMatching(/ KiB$/),
+        expect.stringMatching(/ KiB$/),
+      ],
+    ]);
+  }, 120_000);
 });
