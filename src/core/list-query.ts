@@ -127,35 +127,6 @@ export function sortKeys(text: string): Array<{ field: string; direction: 'asc' 
   }));
 }
 
-/**
- * Reads the query string of `GET /<collection>`: equality by field
- * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
- * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
- * once), `limit` (1–100), and `offset` or an opaque `cursor`; the
- * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
- * one entry of a 422: an unknown field or operator names itself and what
- * there is instead.
- */
-export function parseListQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
-  // Without a query string (the most common list) the answer is always the same one.
-  if (search.size === 0) {
-    let plain = plainQueries.get(collection);
-    if (!plain) {
-      plain = parseQuery(collection, search);
-      for (const key of plain.query.orderBy ?? []) Object.freeze(key);
-      Object.freeze(plain.query.where);
-      Object.freeze(plain.query.orderBy);
-      Object.freeze(plain.query);
-      plainQueries.set(collection, Object.freeze(plain));
-    }
-    return plain;
-  }
-  return parseQuery(collection, search);
-}
-
-/** Each collection's list without a query string, parsed once (frozen: every request shares it). */
-const plainQueries = new WeakMap<CollectionDefinition, ParsedListQuery>();
-
 /** How many query strings each collection keeps parsed, and the longest it keeps. */
 const keptQueries = 100;
 const keptLength = 512;
@@ -164,13 +135,13 @@ const parsedQueries = new WeakMap<CollectionDefinition, Map<string, ParsedListQu
 /**
  * `parseListQuery` from the query string itself (without its `?`): a query
  * string asked for again (the same page, filter or sort) answers what it did
- * the first time, without parsing. Up to 100 of each collection are kept
- * (the one kept first goes first), frozen, since every request that asks for
- * it shares it; pages asked for by cursor, query strings over 512 characters
- * and refused queries are never kept.
+ * the first time, without parsing (the empty one, the most common list,
+ * too). Up to 100 of each collection are kept (the one kept first goes
+ * first), frozen, since every request that asks for it shares it; pages
+ * asked for by cursor, query strings over 512 characters and refused
+ * queries are never kept.
  */
 export function parseListQueryString(collection: CollectionDefinition, search: string): ParsedListQuery {
-  if (search === '') return parseListQuery(collection, new URLSearchParams());
   let kept = parsedQueries.get(collection);
   const known = kept?.get(search);
   if (known) return known;
@@ -191,7 +162,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function parseQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
+/**
+ * Reads the query string of `GET /<collection>`: equality by field
+ * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
+ * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
+ * once), `limit` (1–100), and `offset` or an opaque `cursor`; the
+ * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
+ * one entry of a 422: an unknown field or operator names itself and what
+ * there is instead.
+ */
+export function parseListQuery(collection: CollectionDefinition, search: URLSearchParams): ParsedListQuery {
   const fields = filterableFields(collection);
   const errors: FieldError[] = [];
   const fail = (key: string, message: string): void => void errors.push({ path: `query.${key}`, message });
