@@ -436,7 +436,7 @@ function instantiate(
         let early: Eventually<Response | void>;
         try {
           const identity = identify(request, env.runtime, services);
-          early = identity instanceof Promise ? identity.then(identified) : identified(identity);
+          early = thenEventually(identity, identified);
         } catch (error) {
           // As when a hook's promise rejects: the error answer, once, then the response hooks.
           return failed(error);
@@ -470,8 +470,7 @@ function instantiate(
       logRequest(entry);
       return response;
     };
-    const response = dispatch(request, env);
-    return isThenable(response) ? response.then(logged) : logged(response);
+    return thenEventually(dispatch(request, env), logged);
   };
   const instance: AppInstance = {
     fetch: (request, runtime) => promised(() => serve(request, runtime, false)),
@@ -655,9 +654,7 @@ function routeHandler(
       services: caller ? servicesFor(caller) : services,
       locals,
     });
-    return isThenable(result)
-      ? Promise.resolve(result).then((value) => respond(value, requestId))
-      : respond(result, requestId);
+    return thenEventually(result, (value) => respond(value, requestId));
   };
   /** A caller to wait for, a write to count or a body to read: each step awaited. */
   const checked = async (
@@ -696,10 +693,9 @@ function routeHandler(
     if (writes || route.body || identity instanceof Promise) return checked(c, identity);
     // A read whose caller is known at once (nobody, or the in-page server's one user): admitted or
     // refused at once too, then the handler without a promise.
-    const caller = admit(identity, auth, c.req.raw, services);
-    return isThenable(caller)
-      ? caller.then((admitted) => handle(c, admitted, paramsOf(c), queryOf(c), undefined))
-      : handle(c, caller, paramsOf(c), queryOf(c), undefined);
+    return thenEventually(admit(identity, auth, c.req.raw, services), (caller) =>
+      handle(c, caller, paramsOf(c), queryOf(c), undefined),
+    );
   };
 }
 
