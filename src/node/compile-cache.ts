@@ -106,15 +106,6 @@ const versionFolder =
   /^v\d+\.\d+\.\d+-(?:arm|arm64|ia32|loong64|mips|mipsel|ppc|ppc64|riscv64|s390|s390x|x64)-[0-9a-f]{1,8}$/;
 const installFolder = /^[0-9a-f]{8}$/;
 
-/** A directory itself, not a symbolic link to one (whose target may be anybody's). */
-function realDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Whether a folder holds cached code (`.v8`, `.tmp` files) and nothing else,
  * none of it written for `idleAfter`. An empty folder is not idle: a start
@@ -145,7 +136,8 @@ function removeIdle(version: string, keep?: string): void {
   let removed = false;
   for (const name of readdirSync(version)) {
     const install = join(version, name);
-    if (name !== keep && installFolder.test(name) && realDirectory(install) && idle(install)) {
+    // Only folders of this user's that are no link (safeToUse): a link's target may be anybody's.
+    if (name !== keep && installFolder.test(name) && safeToUse(install) && idle(install)) {
       rmSync(install, { recursive: true, force: true });
       removed = true;
     }
@@ -238,12 +230,7 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
       if (basename(base) === 'compile' && versionFolder.test(basename(versions)) && safeToUse(base)) {
         for (const name of readdirSync(base)) {
           const version = join(base, name);
-          if (
-            name !== basename(versions) &&
-            versionFolder.test(name) &&
-            realDirectory(version) &&
-            safeToUse(version)
-          )
+          if (name !== basename(versions) && versionFolder.test(name) && safeToUse(version))
             removeIdle(version);
         }
       }
