@@ -17,14 +17,13 @@ const users = 10;
 const measure = (page, kind, path, millis) =>
   page.evaluate(
     async ({ kind, path, millis, concurrency }) => {
+      // Through the Service Worker (the browser's fetch), Berth in the page, or a reference made in the page.
       const call =
-        kind === 'in-page'
-          ? (p) => window.berth.fetch(p)
-          : kind === 'in-page ceiling'
-            ? (p) => window.berthCeiling(p)
-            : kind === 'in-page floor'
-              ? (p) => window.berthFloor(p)
-              : (p) => fetch(p);
+        kind === 'worker'
+          ? (p) => fetch(p)
+          : kind === 'in-page'
+            ? (p) => window.berth.fetch(p)
+            : window[kind];
       const until = performance.now() + millis;
       let count = 0;
       const loop = async () => {
@@ -108,8 +107,8 @@ export async function benchBrowser() {
     const targets = [
       { kind: 'worker', path: '/__berth/ping' },
       { kind: 'worker', path },
-      { kind: 'in-page ceiling', path },
-      { kind: 'in-page floor', path },
+      { kind: 'berthCeiling', path },
+      { kind: 'berthFloor', path },
       { kind: 'in-page', path },
     ];
     for (const { kind, path } of targets) await measure(page, kind, path, 1000); // warm-up: JIT, caches

@@ -8,12 +8,22 @@ import { onPath } from './helpers/local-servers.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exec = promisify(execFile);
 
-/** The rows of a table `bench/lib.mjs` printed: cells are separated by two spaces or more. */
-const rowsOf = (text: string) =>
-  text
+/**
+ * Runs one section of `npm run bench` for a moment (one round of a second)
+ * and answers the rows of the tables it printed (`bench/lib.mjs` separates
+ * cells by two spaces or more).
+ */
+async function benchRows(section: string, timeout: number): Promise<string[][]> {
+  const { stdout } = await exec(process.execPath, ['bench/run.mjs', section], {
+    cwd: root,
+    env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1', BENCH_STARTS: '1' },
+    timeout,
+  });
+  return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => line.trim().split(/ {2,}/));
+}
 
 describe('npm run bench', () => {
   // Not a timed test: it checks that the bench runs and prints every column, whatever the numbers are.
@@ -23,12 +33,7 @@ describe('npm run bench', () => {
         'the bench pins servers with taskset and loads them with wrk: apt-get install -y util-linux wrk',
       );
     }
-    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'books'], {
-      cwd: root,
-      env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1', BENCH_STARTS: '1' },
-      timeout: 170_000,
-    });
-    const rows = rowsOf(stdout);
+    const rows = await benchRows('books', 170_000);
     const http = rows.findIndex((row) => row[0] === 'endpoint');
     expect(rows[http]).toEqual([
       'endpoint',
@@ -83,12 +88,7 @@ describe('npm run bench', () => {
     const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
     if (!existsSync(chromium))
       throw new Error(`the browser bench runs ${chromium}: apt-get install -y chromium`);
-    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'browser'], {
-      cwd: root,
-      env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1' },
-      timeout: 110_000,
-    });
-    const rows = rowsOf(stdout);
+    const rows = await benchRows('browser', 110_000);
     const header = rows.findIndex((row) => row[0] === 'path');
     expect(rows[header]).toEqual(['path', 'requests/s', 'ratio', 'target']);
     const measured = rows.slice(header + 1, header + 6);
