@@ -218,6 +218,19 @@ export function sqlRepository(
       countParams: all.params,
     };
   };
+  /**
+   * The statements of each query the list-query cache keeps (frozen and
+   * shared by the requests with the same query string), built once: the
+   * same SQL string each time finds its prepared statement without hashing
+   * and comparing a new string. Other queries are built per call.
+   */
+  const keptSql = new WeakMap<ListQuery, ReturnType<typeof listSql>>();
+  const sqlOf = (query: ListQuery): ReturnType<typeof listSql> => {
+    if (!Object.isFrozen(query)) return listSql(query);
+    let sql = keptSql.get(query);
+    if (!sql) keptSql.set(query, (sql = Object.freeze(listSql(query))));
+    return sql;
+  };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
@@ -226,7 +239,7 @@ export function sqlRepository(
     // (SQLite outside a transaction), else in one async step.
     list: (query) => {
       try {
-        const sql = listSql(query);
+        const sql = sqlOf(query);
         const items = connection.all(sql.items, sql.itemParams);
         const counted = connection.one(sql.count, sql.countParams);
         if (!isThenable(items) && !isThenable(counted))
