@@ -1,8 +1,8 @@
-import { Hono, type Context } from 'hono';
-import type { Result, Router } from 'hono/router';
+import type { ParamIndexMap, Params, ParamStash, Result } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
+import { getPath, getQueryParam, tryDecodeURIComponent } from 'hono/utils/url';
 import { equalInConstantTime, hashToken, requireAdmin } from './admin-token.js';
 import { adminCaller, bearerToken, type Authenticator, type Caller, type TokenCredential } from './caller.js';
 import { addressBucket, tooManyRequests } from './rate-limit.js';
@@ -30,7 +30,7 @@ import {
 } from './route.js';
 import type { StaticAssets } from './static-assets.js';
 import type { Storage, StorageDriver } from './storage.js';
-import { validate } from './validation.js';
+import { validate, validator } from './validation.js';
 
 /**
  * The UI served at `/`: Berth's admin UI (`'berth'`, the default), none
@@ -157,6 +157,8 @@ interface DispatchEnv {
   caller?: Caller | null | undefined | Unchecked;
   /** The route that answered, for the log line and metrics. */
   route?: RouteDefinition;
+  /** The path as sent, once routed (the log line's). */
+  path?: string;
   /** The code of a problem answer. */
   errorCode?: string;
 }
@@ -357,9 +359,11 @@ function instantiate(
     }
     return null;
   };
-  const hono = new Hono<{ Bindings: DispatchEnv }>({
-    router: firstMatch(new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] })),
-  });
+  // Hono's routers, without Hono's app around them: a request goes from the router's match straight to
+  // the route (no Context, no compose), as Hono's single-match path would run it.
+  // Only the first route a path matches answers it: a Berth route always answers (or throws), so the
+  // ones after it (the UI's catch-all `/*` matches every GET) would never run.
+  const router = new SmartRouter<Answerer>({ routers: [new RegExpRouter(), new TrieRouter()] });
   // What a caller's handlers get: the same object for the same caller, so a caller that comes back (the
   // admin token's, the page's one user) does not cost a storage and a copy of the services per request.
   const callers = new WeakMap<Caller, AppServices>();
@@ -369,25 +373,56 @@ function instantiate(
     return given;
   };
   for (const { route } of routes)
-    hono.on(route.method, route.path, routeHandler(route, services, servicesFor));
+    router.add(route.method, route.path, routeHandler(route, services, servicesFor));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
-  hono.notFound((c) => {
-    const { requestId } = c.env;
-    const allow = allowedMethods(c.req.path);
-    if (allow && c.req.method === 'OPTIONS') {
+  const notFound = ({ env, request, path }: Routed): Response => {
+    const { requestId } = env;
+    const allow = allowedMethods(path);
+    if (allow && request.method === 'OPTIONS') {
       return new Response(null, { status: 204, headers: { allow, 'x-request-id': requestId } });
     }
     const problem = allow
-      ? problemFor('BERTH_METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`, {
+      ? problemFor('BERTH_METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, {
           requestId,
         })
-      : problemFor('BERTH_NOT_FOUND', `no route matches ${c.req.method} ${c.req.path}`, { requestId });
+      : problemFor('BERTH_NOT_FOUND', `no route matches ${request.method} ${path}`, { requestId });
     return problemResponse(
       problem,
       allow ? { allow, 'x-request-id': requestId } : { 'x-request-id': requestId },
     );
-  });
-  hono.onError((error, c) => errorResponse(error, c.env, `${c.req.method} ${c.req.path}`, services, hooks));
+  };
+  /** What an error thrown by a route answers; anything but an Error is the runtime's to answer, as with Hono. */
+  const failed = (error: unknown, { env, request, path }: Routed): Promise<Response> =>
+    error instanceof Error
+      ? errorResponse(error, env, `${request.method} ${path}`, services, hooks)
+      : Promise.reject(error);
+  /** The route's answer to a request, HEAD as GET without the body. */
+  const routeRequest = (
+    request: Request,
+    env: DispatchEnv,
+    method = request.method,
+  ): Eventually<Response> => {
+    if (method === 'HEAD') {
+      return promised(() => routeRequest(request, env, 'GET')).then(
+        (response) => new Response(null, response),
+      );
+    }
+    // Routed by the path as Hono's `getPath` reads it (strict: a trailing slash counts); only a path
+    // with an escape needs its decoding, the rest is the path as sent.
+    const raw = rawPathOf(request.url);
+    env.path = raw;
+    const path = raw.includes('%') ? getPath(request) : raw;
+    const matched = router.match(method, path);
+    const routed = new Routed(request, path, env, matched);
+    const found = matched[0][0];
+    if (!found) return notFound(routed);
+    try {
+      const answer = found[0](routed);
+      return isThenable(answer) ? answer.then(undefined, (error: unknown) => failed(error, routed)) : answer;
+    } catch (error) {
+      return failed(error, routed);
+    }
+  };
 
   const logRequest =
     services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
@@ -424,7 +459,7 @@ function instantiate(
           errorResponse(
             error as Error,
             env,
-            `${request.method} ${pathOf(request.url)}`,
+            `${request.method} ${rawPathOf(request.url)}`,
             services,
             hooks,
           ).then((response) => answered(context, response));
@@ -445,10 +480,10 @@ function instantiate(
         const routed = (answer: Response | void): Eventually<Response> =>
           answer
             ? answered(context, answer)
-            : thenEventually(hono.fetch(request, env), (response) => answered(context, response));
+            : thenEventually(routeRequest(request, env), (response) => answered(context, response));
         return isThenable(early) ? early.then(routed, failed) : routed(early);
       }
-    : (request: Request, env: DispatchEnv): Eventually<Response> => hono.fetch(request, env);
+    : routeRequest;
 
   const serve = (request: Request, runtime: unknown, internal: boolean): Eventually<Response> => {
     const started = performance.now();
@@ -458,7 +493,7 @@ function instantiate(
       const entry: RequestLogEntry = {
         requestId,
         method: request.method,
-        path: pathOf(request.url),
+        path: env.path ?? rawPathOf(request.url),
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       };
@@ -481,29 +516,82 @@ function instantiate(
   return instance;
 }
 
-/**
- * Hono's own router, handing over only the first route that matches: a
- * Berth route always answers (or throws), so the ones after it (the UI's
- * catch-all `/*` matches every GET) would never run, and a single match
- * takes Hono's short path instead of composing a chain.
- */
-function firstMatch<T>(router: Router<T>): Router<T> {
-  return {
-    get name() {
-      return router.name;
-    },
-    add: (method, path, handler) => router.add(method, path, handler),
-    match(method, path) {
-      const result = router.match(method, path);
-      if (result[0].length <= 1) return result;
-      return (result.length === 2 ? [[result[0][0]], result[1]] : [[result[0][0]]]) as Result<T>;
-    },
-  };
+/** A route's answer to a request it matched. */
+type Answerer = (routed: Routed) => Eventually<Response>;
+
+/** A request matched by the router: what a route's handler reads of it. */
+class Routed {
+  constructor(
+    readonly request: Request,
+    /** The path as routed: decoded as Hono decodes it. */
+    readonly path: string,
+    readonly env: DispatchEnv,
+    readonly matched: Result<Answerer>,
+  ) {}
+
+  /** The path's parameters, each decoded as Hono's `c.req.param()` decodes it (one that does not decode stays as sent). */
+  params(): Record<string, string> {
+    // Indexed, not destructured: array destructuring walks an iterator, on every request with a parameter.
+    const found = this.matched[0][0];
+    const stash = this.matched[1] as ParamStash | undefined;
+    const params: Record<string, string> = {};
+    if (!found) return params;
+    if (!stash) {
+      // The trie router's own values, fresh for each match.
+      for (const [name, value] of Object.entries(found[1] as Params)) {
+        if (value !== undefined) params[name] = tryDecodeURIComponent(value);
+      }
+      return params;
+    }
+    // The regular-expression router's: where each value sits in the match, the same map for every match.
+    const indexes = found[1] as ParamIndexMap;
+    const names = namesOf(indexes);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const value = stash[indexes[name]!];
+      if (value !== undefined) params[name] = tryDecodeURIComponent(value);
+    }
+    return params;
+  }
 }
 
-/** A Response from any Response class (a runtime may swap the global one for its own). */
-const isResponse = (value: unknown): value is Response =>
-  value instanceof Response || Object.prototype.toString.call(value) === '[object Response]';
+/** A route's parameter names, kept per the router's map of them (a dictionary: `for in` over one is slow). */
+const parameterNames = new WeakMap<ParamIndexMap, string[]>();
+function namesOf(names: ParamIndexMap): string[] {
+  let keys = parameterNames.get(names);
+  if (!keys) parameterNames.set(names, (keys = Object.keys(names)));
+  return keys;
+}
+
+/**
+ * The path of a URL as sent: from its first `/` to its query or fragment,
+ * nothing decoded (what the request log shows, and what a request is
+ * routed by unless it holds an escape).
+ */
+function rawPathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const query = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = query < 0 ? hash : hash < 0 ? query : Math.min(query, hash);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+/**
+ * A Response from any Response class (a runtime may swap the global one for
+ * its own). A plain object or an array, what most handlers answer, is told
+ * apart without asking for its tag.
+ */
+function isResponse(value: unknown): value is Response {
+  if (value instanceof Response) return true;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return (
+    prototype !== Object.prototype &&
+    prototype !== null &&
+    Object.prototype.toString.call(value) === '[object Response]'
+  );
+}
 
 /** The query string of a URL (without its `?`), without parsing the rest of it. */
 function searchOf(url: string): string {
@@ -511,13 +599,6 @@ function searchOf(url: string): string {
   if (start < 0) return '';
   const end = url.indexOf('#', start);
   return end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
-}
-
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('://') + 3);
-  if (start < 0) return '/';
-  const end = url.indexOf('?', start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
 /**
@@ -621,31 +702,32 @@ function routeHandler(
       headers: { 'content-type': 'application/json', 'x-request-id': requestId },
     });
   };
+  const validParams = route.params && validator(route.params, 'params');
   /** The path's parameters, validated. */
-  const paramsOf = (c: Context<{ Bindings: DispatchEnv }>): unknown =>
-    route.params ? validate(route.params, c.req.param(), 'params') : withParams ? c.req.param() : {};
-  /** The query, validated (parsed, for a resource's list). */
-  const queryOf = (c: Context<{ Bindings: DispatchEnv }>): unknown =>
+  const paramsOf = (routed: Routed): unknown =>
+    validParams ? validParams(routed.params()) : withParams ? routed.params() : {};
+  /** The query, validated (parsed, for a resource's list); each name's first value, as Hono's `c.req.query()`. */
+  const queryOf = ({ request }: Routed): unknown =>
     route.queryParser
       ? route.queryParser.parseString
-        ? route.queryParser.parseString(searchOf(c.req.raw.url))
-        : route.queryParser.parse(new URLSearchParams(searchOf(c.req.raw.url)))
+        ? route.queryParser.parseString(searchOf(request.url))
+        : route.queryParser.parse(new URLSearchParams(searchOf(request.url)))
       : route.query
-        ? validate(route.query, c.req.query(), 'query')
+        ? validate(route.query, getQueryParam(request.url), 'query')
         : undefined;
   /** Runs the handler: at once when the handler answers at once. */
   const handle = (
-    c: Context<{ Bindings: DispatchEnv }>,
+    { request, env }: Routed,
     caller: Caller | undefined,
     params: unknown,
     query: unknown,
     body: unknown,
   ): Eventually<Response> => {
-    const { requestId, locals } = c.env;
+    const { requestId, locals } = env;
     const result = route.handler({
       caller,
-      request: c.req.raw,
-      platform: c.env.runtime,
+      request,
+      platform: env.runtime,
       params,
       query,
       body,
@@ -658,11 +740,11 @@ function routeHandler(
   };
   /** A caller to wait for, a write to count or a body to read: each step awaited. */
   const checked = async (
-    c: Context<{ Bindings: DispatchEnv }>,
+    routed: Routed,
     identity: Eventually<Caller | null | undefined | Unchecked>,
   ): Promise<Response> => {
-    const request = c.req.raw;
-    const platform = c.env.runtime;
+    const { request } = routed;
+    const platform = routed.env.runtime;
     const caller = await admit(await identity, auth, request, services);
     if (writes && services.writeLimit && services.rateLimiter && !caller?.admin) {
       const key = caller
@@ -673,28 +755,29 @@ function routeHandler(
         throw tooManyRequests(`over ${services.writeLimit} writes a minute`, count);
     }
     // Parameters and query before the body: a bad path or query is refused without reading it.
-    const params = paramsOf(c);
-    const query = queryOf(c);
+    const params = paramsOf(routed);
+    const query = queryOf(routed);
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
-    return handle(c, caller, params, query, body);
+    return handle(routed, caller, params, query, body);
   };
-  return (c: Context<{ Bindings: DispatchEnv }>): Eventually<Response> => {
-    c.env.route = route;
-    if (c.env.internal && !batchable) {
-      const served = c.req.path === route.path ? '' : ` is served by ${route.method} ${route.path}, which`;
+  return (routed: Routed): Eventually<Response> => {
+    const { env, request, path } = routed;
+    env.route = route;
+    if (env.internal && !batchable) {
+      const served = path === route.path ? '' : ` is served by ${route.method} ${route.path}, which`;
       throw new BerthError(
         'BERTH_NOT_BATCHABLE',
-        `${c.req.method} ${c.req.path}${served} cannot be part of a batch: only JSON API routes can`,
+        `${request.method} ${path}${served} cannot be part of a batch: only JSON API routes can`,
       );
     }
-    const identity = 'caller' in c.env ? c.env.caller : identify(c.req.raw, c.env.runtime, services);
-    if (writes || route.body || identity instanceof Promise) return checked(c, identity);
+    const identity = 'caller' in env ? env.caller : identify(request, env.runtime, services);
+    if (writes || route.body || identity instanceof Promise) return checked(routed, identity);
     // A read whose caller is known at once (nobody, or the in-page server's one user): admitted or
     // refused at once too, then the handler without a promise.
-    return thenEventually(admit(identity, auth, c.req.raw, services), (caller) =>
-      handle(c, caller, paramsOf(c), queryOf(c), undefined),
+    return thenEventually(admit(identity, auth, request, services), (caller) =>
+      handle(routed, caller, paramsOf(routed), queryOf(routed), undefined),
     );
   };
 }
