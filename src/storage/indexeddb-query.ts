@@ -7,9 +7,16 @@ import {
   type Row,
 } from '../core/index.js';
 
-/** The columns a query may filter or sort on: the fields plus id and timestamps. */
-const knownColumns = (collection: CollectionDefinition): Set<string> =>
-  new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
+/** The columns a query may filter or sort on, per collection: the fields plus id and timestamps. */
+const columnsOf = new WeakMap<CollectionDefinition, ReadonlySet<string>>();
+function knownColumns(collection: CollectionDefinition): ReadonlySet<string> {
+  let columns = columnsOf.get(collection);
+  if (!columns) {
+    columns = new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
+    columnsOf.set(collection, columns);
+  }
+  return columns;
+}
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */
 const compare = (a: unknown, b: unknown): number => {
@@ -55,21 +62,25 @@ export type RowsInOrder = Map<string, readonly Row[]>;
 /** How many orders a copy keeps its rows sorted in. */
 const keptOrders = 8;
 
-/**
- * Answers a list query over rows held in memory with the semantics of the
- * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
- * joined by AND, free text in the searchable fields (ignored when there are
- * none; matching nothing when `searchIn` names none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
- * LIMIT and OFFSET, and the total. Given `inOrder`, a list in an order kept
- * there filters and pages the kept rows; one without conditions sorts the
- * whole copy and keeps it there.
- */
-export function listRows(
-  collection: CollectionDefinition,
-  rows: Iterable<Row>,
-  query: ListQuery,
-  inOrder?: RowsInOrder,
-): ListResult<Row> {
+/** What a list query asks of the rows, worked out once per query: its fields checked, its order and conditions. */
+interface ListPlan {
+  collection: CollectionDefinition;
+  where: readonly Condition[];
+  order: ReadonlyArray<{ field: string; direction: 'asc' | 'desc' }>;
+  orderKey: string;
+  byOrder: (a: Row, b: Row) => number;
+  searchable: readonly string[];
+  search: string;
+  searching: boolean;
+  filtered: boolean;
+}
+
+/** Plans of the queries the list-query cache keeps (frozen, shared by the requests with the same query string). */
+const keptPlans = new WeakMap<ListQuery, ListPlan>();
+
+function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
+  const kept = Object.isFrozen(query) ? keptPlans.get(query) : undefined;
+  if (kept?.collection === collection) return kept;
   const columns = knownColumns(collection);
   const check = (field: string): void => {
     if (!columns.has(field))
@@ -91,12 +102,43 @@ export function listRows(
     return 0;
   };
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
-  const search = query.search?.toLowerCase() ?? '';
   const searching = Boolean(query.search && (searchable.length || query.searchIn));
-  const filtered = where.length > 0 || searching;
+  const plan: ListPlan = {
+    collection,
+    where,
+    order,
+    orderKey: order.map(({ field, direction }) => `${field} ${direction}`).join(','),
+    byOrder,
+    searchable,
+    search: query.search?.toLowerCase() ?? '',
+    searching,
+    filtered: where.length > 0 || searching,
+  };
+  if (Object.isFrozen(query)) keptPlans.set(query, plan);
+  return plan;
+}
+
+/**
+ * Answers a list query over rows held in memory with the semantics of the
+ * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
+ * joined by AND, free text in the searchable fields (ignored when there are
+ * none; matching nothing when `searchIn` names none), ORDER BY with `id` last and NULL first ascending, keyset `after`,
+ * LIMIT and OFFSET, and the total. Given `inOrder`, a list in an order kept
+ * there filters and pages the kept rows; one without conditions sorts the
+ * whole copy and keeps it there.
+ */
+export function listRows(
+  collection: CollectionDefinition,
+  rows: Iterable<Row>,
+  query: ListQuery,
+  inOrder?: RowsInOrder,
+): ListResult<Row> {
+  const { where, order, orderKey, byOrder, searchable, search, searching, filtered } = planOf(
+    collection,
+    query,
+  );
   // A list without conditions sorts the whole copy once and keeps it in that order; a filtered one uses a kept
   // order when there is one, and otherwise sorts only what it found, as it would without kept orders.
-  const orderKey = order.map(({ field, direction }) => `${field} ${direction}`).join(',');
   let sorted = inOrder?.get(orderKey);
   if (inOrder && !sorted && !filtered) {
     if (inOrder.size >= keptOrders) inOrder.clear();
