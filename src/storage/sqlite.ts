@@ -130,9 +130,10 @@ export function openSqliteStorage(file: string): StorageDriver {
   /** Runs a statement once no transaction holds the connection: at once (no promise) when none does. */
   const whenFree = <R>(statement: () => R): Eventually<R> =>
     holder ? holder.then(() => whenFree(statement)) : statement();
+  // Reads run at once when no transaction holds the connection, without a closure to wait with.
   const outside: SqlConnection = {
-    all: (sql, params) => whenFree(() => run.all(sql, params)),
-    one: (sql, params) => whenFree(() => run.one(sql, params)),
+    all: (sql, params) => (holder ? whenFree(() => run.all(sql, params)) : run.all(sql, params)),
+    one: (sql, params) => (holder ? whenFree(() => run.one(sql, params)) : run.one(sql, params)),
     run: (sql, params) => promised(() => whenFree(() => run.changes(sql, params))),
   };
   let closed = false;
