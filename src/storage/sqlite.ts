@@ -127,14 +127,19 @@ export function openSqliteStorage(file: string): StorageDriver {
   };
   /** The transaction holding the connection; other statements wait for it. */
   let holder: Promise<void> | undefined;
-  /** Runs a statement once no transaction holds the connection: at once (no promise) when none does. */
-  const whenFree = <R>(statement: () => R): Eventually<R> =>
-    holder ? holder.then(() => whenFree(statement)) : statement();
-  // Reads run at once when no transaction holds the connection, without a closure to wait with.
+  /**
+   * Runs a statement once no transaction holds the connection: at once (no
+   * promise, and no closure made to wait with) when none does.
+   */
+  const whenFree = <R>(
+    statement: (sql: string, params: readonly unknown[]) => R,
+    sql: string,
+    params: readonly unknown[],
+  ): Eventually<R> => (holder ? holder.then(() => whenFree(statement, sql, params)) : statement(sql, params));
   const outside: SqlConnection = {
-    all: (sql, params) => (holder ? whenFree(() => run.all(sql, params)) : run.all(sql, params)),
-    one: (sql, params) => (holder ? whenFree(() => run.one(sql, params)) : run.one(sql, params)),
-    run: (sql, params) => promised(() => whenFree(() => run.changes(sql, params))),
+    all: (sql, params) => whenFree(run.all, sql, params),
+    one: (sql, params) => whenFree(run.one, sql, params),
+    run: (sql, params) => promised(() => whenFree(run.changes, sql, params)),
   };
   let closed = false;
 
