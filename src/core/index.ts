@@ -103,6 +103,7 @@ export {
   filterableFields,
   operatorsOf,
   maxSortKeys,
+  perKeptQuery,
   type ParsedListQuery,
 } from './list-query.js';
 export { createDataStore, type DataStoreOptions } from './data-store.js';

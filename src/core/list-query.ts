@@ -154,6 +154,22 @@ export function parseListQueryString(collection: CollectionDefinition, search: s
   return parsed;
 }
 
+/**
+ * What a driver makes of a list query (its SQL, its plan over rows in
+ * memory), made once for each query that cannot change: a frozen one, as
+ * every query the parse cache above keeps is (shared by the requests with
+ * the same query string). Any other query is made for per call.
+ */
+export function perKeptQuery<T>(make: (query: ListQuery) => T): (query: ListQuery) => T {
+  const made = new WeakMap<ListQuery, T>();
+  return (query) => {
+    if (!Object.isFrozen(query)) return make(query);
+    let value = made.get(query);
+    if (value === undefined) made.set(query, (value = make(query)));
+    return value;
+  };
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);

@@ -5,18 +5,8 @@ import {
   type ListQuery,
   type ListResult,
   type Row,
+  perKeptQuery,
 } from '../core/index.js';
-
-/** The columns a query may filter or sort on, per collection: the fields plus id and timestamps. */
-const columnsOf = new WeakMap<CollectionDefinition, ReadonlySet<string>>();
-function knownColumns(collection: CollectionDefinition): ReadonlySet<string> {
-  let columns = columnsOf.get(collection);
-  if (!columns) {
-    columns = new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
-    columnsOf.set(collection, columns);
-  }
-  return columns;
-}
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */
 const compare = (a: unknown, b: unknown): number => {
@@ -64,7 +54,6 @@ const keptOrders = 8;
 
 /** What a list query asks of the rows, worked out once per query: its fields checked, its order and conditions. */
 interface ListPlan {
-  collection: CollectionDefinition;
   where: readonly Condition[];
   order: ReadonlyArray<{ field: string; direction: 'asc' | 'desc' }>;
   orderKey: string;
@@ -75,13 +64,21 @@ interface ListPlan {
   filtered: boolean;
 }
 
-/** Plans of the queries the list-query cache keeps (frozen, shared by the requests with the same query string). */
-const keptPlans = new WeakMap<ListQuery, ListPlan>();
+/** Each collection's planner, which plans a query the list-query cache keeps only once. */
+const planners = new WeakMap<CollectionDefinition, (query: ListQuery) => ListPlan>();
 
 function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
-  const kept = Object.isFrozen(query) ? keptPlans.get(query) : undefined;
-  if (kept?.collection === collection) return kept;
-  const columns = knownColumns(collection);
+  let planner = planners.get(collection);
+  if (!planner) {
+    // The columns a query may filter or sort on: the fields plus id and timestamps.
+    const columns = new Set(['id', 'createdAt', 'updatedAt', ...Object.keys(collection.fields)]);
+    planner = perKeptQuery((kept) => plan(collection, columns, kept));
+    planners.set(collection, planner);
+  }
+  return planner(query);
+}
+
+function plan(collection: CollectionDefinition, columns: ReadonlySet<string>, query: ListQuery): ListPlan {
   const check = (field: string): void => {
     if (!columns.has(field))
       throw new BerthError('BERTH_BAD_REQUEST', `"${field}" is not a field of ${collection.name}`);
@@ -103,8 +100,7 @@ function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
   };
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const searching = Boolean(query.search && (searchable.length || query.searchIn));
-  const plan: ListPlan = {
-    collection,
+  return {
     where,
     order,
     orderKey: order.map(({ field, direction }) => `${field} ${direction}`).join(','),
@@ -114,8 +110,6 @@ function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
     searching,
     filtered: where.length > 0 || searching,
   };
-  if (Object.isFrozen(query)) keptPlans.set(query, plan);
-  return plan;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type DriverRepository,
   type FieldKind,
   type ListQuery,
+  perKeptQuery,
   type Row,
 } from '../../core/index.js';
 import { isThenable } from '../../core/eventually.js';
@@ -218,19 +219,9 @@ export function sqlRepository(
       countParams: all.params,
     };
   };
-  /**
-   * The statements of each query the list-query cache keeps (frozen and
-   * shared by the requests with the same query string), built once: the
-   * same SQL string each time finds its prepared statement without hashing
-   * and comparing a new string. Other queries are built per call.
-   */
-  const keptSql = new WeakMap<ListQuery, ReturnType<typeof listSql>>();
-  const sqlOf = (query: ListQuery): ReturnType<typeof listSql> => {
-    if (!Object.isFrozen(query)) return listSql(query);
-    let sql = keptSql.get(query);
-    if (!sql) keptSql.set(query, (sql = Object.freeze(listSql(query))));
-    return sql;
-  };
+  // A kept query's statements are built once: the same SQL string each time finds its prepared statement
+  // without hashing and comparing a new one.
+  const sqlOf = perKeptQuery((query) => Object.freeze(listSql(query)));
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
