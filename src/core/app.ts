@@ -359,10 +359,8 @@ function instantiate(
     }
     return null;
   };
-  // Hono's routers, without Hono's app around them: a request goes from the router's match straight to
-  // the route (no Context, no compose), as Hono's single-match path would run it.
-  // Only the first route a path matches answers it: a Berth route always answers (or throws), so the
-  // ones after it (the UI's catch-all `/*` matches every GET) would never run.
+  // Hono's routers without Hono's app: a request goes from the match to its first route (no Context, no
+  // compose). A Berth route always answers or throws, so the ones after it (the UI's `/*`) never run.
   const router = new SmartRouter<Answerer>({ routers: [new RegExpRouter(), new TrieRouter()] });
   // What a caller's handlers get: the same object for the same caller, so a caller that comes back (the
   // admin token's, the page's one user) does not cost a storage and a copy of the services per request.
