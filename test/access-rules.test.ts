@@ -364,6 +364,44 @@ describe('private fields: only the record’s owner and the admin token see them
     expect(schema.required).toContain('nickname');
     expect(schema.required).not.toContain('phone');
   });
+
+  it('an answer serializes to what presentTo keeps, for the admin, the owner, another user and nobody', () => {
+    // Hidden (a hash), private (a phone) and plain fields, in the order a stored record has them.
+    const contacts = defineCollection({
+      name: 'contacts',
+      fields: {
+        nickname: field.text(),
+        phone: field.text({ private: true, required: false }),
+        secret: field.text({ hidden: true, required: false }),
+        owner: field.reference('users', { readOnly: true }),
+      },
+      access: { list: 'user', read: 'user', create: 'owner', update: 'owner', delete: 'owner' },
+    });
+    const record = {
+      id: 'c1',
+      nickname: 'Ann',
+      phone: '+33 1 23',
+      secret: 'scrypt$…',
+      owner: 'u1',
+      createdAt: '2026-11-25T10:00:00.000Z',
+      updatedAt: '2026-11-25T10:00:00.000Z',
+    };
+    const owner: Caller = { id: 'u1', admin: false, via: 'accounts', collection: 'users' };
+    const other: Caller = { id: 'u2', admin: false, via: 'accounts', collection: 'users' };
+    const admin: Caller = { id: 'admin', admin: true, via: 'admin-token' };
+    const seen = [admin, owner, other, undefined].map((caller) => {
+      const answered = JSON.stringify(contacts.answerTo(record, caller));
+      expect(answered).toBe(JSON.stringify(contacts.presentTo(record, caller)));
+      return Object.keys(JSON.parse(answered) as object);
+    });
+    expect(seen[0]).toEqual(['id', 'nickname', 'phone', 'owner', 'createdAt', 'updatedAt']);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(['id', 'nickname', 'owner', 'createdAt', 'updatedAt']);
+    expect(seen[3]).toEqual(seen[2]);
+    // The stored record is left as it was.
+    expect(record.secret).toBe('scrypt$…');
+    expect(record.phone).toBe('+33 1 23');
+  });
 });
 
 describe('rate limits', () => {

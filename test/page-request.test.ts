@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pageRequest } from '../src/browser/page-request.js';
+import { requestIdOf } from '../src/core/request-id.js';
 
 // The page's light GET request, here on Node's own Request (the same web API as the browser's).
 describe('the in-page GET request', () => {
@@ -27,5 +28,20 @@ describe('the in-page GET request', () => {
     expect(Object.getPrototypeOf(copy)).toBe(Request.prototype);
     expect([copy.method, copy.url, copy.headers.get('authorization')]).toEqual(['GET', url, 'Bearer t']);
     expect(request.headers.get('authorization')).toBe('Bearer t');
+  });
+
+  it('gets a request id without making its headers, and keeps one set on them', () => {
+    const plain = pageRequest(url);
+    const made = requestIdOf(plain);
+    expect(made).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
+    expect(requestIdOf(plain)).not.toBe(made);
+    const named = pageRequest(url);
+    named.headers.set('x-request-id', 'from-the-page');
+    expect(requestIdOf(named)).toBe('from-the-page');
+    // Its real Request, once made, is asked too: a header set there counts.
+    const real = pageRequest(url);
+    expect(real.cache).toBe('default');
+    real.headers.set('x-request-id', 'on-the-real-one');
+    expect(requestIdOf(real)).toBe('on-the-real-one');
   });
 });

@@ -1,3 +1,5 @@
+import { withoutHeaders } from '../core/request-id.js';
+
 const realKey = Symbol('the real Request');
 
 /**
@@ -33,6 +35,11 @@ class PageRequest {
 
   toString(): string {
     return this.#url;
+  }
+
+  /** No headers yet: Berth makes the request id without making them. */
+  get [withoutHeaders](): boolean {
+    return this.#headers === undefined && this.#real === undefined;
   }
 
   [realKey](): Request {

@@ -19,7 +19,7 @@ import type { Mode } from './mode.js';
 import type { ModuleSettings } from './module-settings.js';
 import type { ModuleDefinition } from './module.js';
 import { isThenable, promised, thenEventually, type Eventually } from './eventually.js';
-import { requestIdFor } from './request-id.js';
+import { requestIdOf } from './request-id.js';
 import { resourceRoutes } from './resource.js';
 import {
   routeAuth,
@@ -485,7 +485,7 @@ function instantiate(
 
   const serve = (request: Request, runtime: unknown, internal: boolean): Eventually<Response> => {
     const started = performance.now();
-    const requestId = requestIdFor(request.headers.get('x-request-id'));
+    const requestId = requestIdOf(request);
     const env: DispatchEnv = { requestId, runtime, internal, locals: {} };
     const logged = (response: Response): Response => {
       const entry: RequestLogEntry = {

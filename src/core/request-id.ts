@@ -8,3 +8,16 @@ export function requestIdFor(incoming: string | null): string {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   return `${prefix}-${counter.toString(36)}`;
 }
+
+/**
+ * True on a request that has no headers and would have to make its Headers
+ * to say so (the page's own `berth.fetch(path)`, src/browser/page-request.ts):
+ * its request id is made without asking.
+ */
+export const withoutHeaders: unique symbol = Symbol.for('berth.withoutHeaders');
+
+/** The request's own sane `x-request-id`, or a new one. */
+export const requestIdOf = (request: Request): string =>
+  requestIdFor(
+    (request as { [withoutHeaders]?: boolean })[withoutHeaders] ? null : request.headers.get('x-request-id'),
+  );

@@ -271,7 +271,7 @@ export function resourceRoutes(
             const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
             const shown = keyset ? items.slice(0, parsed.limit) : items;
             return {
-              items: shown.map((item) => collection.presentTo(item as never, caller)),
+              items: shown.map((item) => collection.answerTo(item as never, caller)),
               total,
               limit: parsed.limit,
               offset: keyset ? null : parsed.offset,
@@ -293,7 +293,7 @@ export function resourceRoutes(
           return thenEventually(read(services, params.id), (found) => {
             const verdict = judge(access.read, caller, found, ownership);
             if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
-            return collection.presentTo(found as never, caller);
+            return collection.answerTo(found as never, caller);
           });
         },
       }),
@@ -334,7 +334,7 @@ export function resourceRoutes(
           }
           const verdict = judge(access.create, caller, values, ownership);
           if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
-          return collection.presentTo(
+          return collection.answerTo(
             await asBody(services.storage.repository(collection).create(values as never)),
             caller,
           );
@@ -373,7 +373,7 @@ export function resourceRoutes(
             services.storage.repository(collection).update(params.id, body as never),
           );
           if (!updated) throw notFound(params.id);
-          return collection.presentTo(updated, caller);
+          return collection.answerTo(updated, caller);
         },
       }),
     delete: () =>
