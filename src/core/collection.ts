@@ -278,8 +278,10 @@ export function defineCollection<const F extends Fields>(
     for (const name of names) if (name in shown) shown[name] = undefined;
     return shown as RecordOf<F>;
   };
-  const answerForAll = (record: RecordOf<F>): RecordOf<F> =>
-    hidden.length === 0 ? record : blanked(record, hidden);
+  const answerForAll =
+    hidden.length === 0
+      ? (record: RecordOf<F>): RecordOf<F> => record
+      : (record: RecordOf<F>): RecordOf<F> => blanked(record, hidden);
   const notForOthersList = [...notForOthers];
   type Shown = (record: RecordOf<F>) => RecordOf<F>;
   /** A record as a caller sees it: with its private fields for its owner and the admin, without for the rest. */

@@ -2,13 +2,6 @@ const allowed = /^[\w.:-]{1,128}$/;
 const prefix = Math.random().toString(36).slice(2, 8);
 let counter = 0;
 
-/** Reuses a sane incoming `x-request-id`, or makes a short unique one. */
-export function requestIdFor(incoming: string | null): string {
-  if (incoming && allowed.test(incoming)) return incoming;
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${prefix}-${counter.toString(36)}`;
-}
-
 /**
  * True on a request that has no headers and would have to make its Headers
  * to say so (the page's own `berth.fetch(path)`, src/browser/page-request.ts):
@@ -16,8 +9,12 @@ export function requestIdFor(incoming: string | null): string {
  */
 export const withoutHeaders: unique symbol = Symbol.for('berth.withoutHeaders');
 
-/** The request's own sane `x-request-id`, or a new one. */
-export const requestIdOf = (request: Request): string =>
-  requestIdFor(
-    (request as { [withoutHeaders]?: boolean })[withoutHeaders] ? null : request.headers.get('x-request-id'),
-  );
+/** Reuses the request's own sane `x-request-id`, or makes a short unique one. */
+export function requestIdOf(request: Request): string {
+  const incoming = (request as { [withoutHeaders]?: boolean })[withoutHeaders]
+    ? null
+    : request.headers.get('x-request-id');
+  if (incoming && allowed.test(incoming)) return incoming;
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${prefix}-${counter.toString(36)}`;
+}

@@ -190,21 +190,9 @@ export function sqlRepository(
   };
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
   const countAll = `SELECT count(*) AS "total" FROM ${table}`;
-  /** The page and total SQL of unfiltered lists (most lists are), by order: built once per order (64 at most). */
-  const plainOrders = new Map<string, string>();
   /** A list's two statements: the page (its window inlined), and the total, which ignores where the page starts. */
   const listSql = (query: ListQuery) => {
     const window = windowOf(query);
-    if (!query.where?.length && !query.search && !query.after) {
-      let key = '';
-      for (const { field, direction } of query.orderBy ?? []) key += `${field} ${direction},`;
-      let items = plainOrders.get(key);
-      if (!items) {
-        items = `SELECT ${list} FROM ${table}${listClauses(collection, byName, query, dialect).orderBy}`;
-        if (plainOrders.size < 64) plainOrders.set(key, items);
-      }
-      return { items: `${items}${window}`, itemParams: [], count: countAll, countParams: [] };
-    }
     const all = listClauses(
       collection,
       byName,
@@ -221,7 +209,7 @@ export function sqlRepository(
   };
   // A kept query's statements are built once: the same SQL string each time finds its prepared statement
   // without hashing and comparing a new one.
-  const sqlOf = perKeptQuery((query) => Object.freeze(listSql(query)));
+  const sqlOf = perKeptQuery(listSql);
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
