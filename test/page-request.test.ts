@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pageRequest } from '../src/browser/page-request.js';
+import { parsedHeaders } from '../src/core/request-headers.js';
 import { requestIdOf } from '../src/core/request-id.js';
 
 // The page's light GET request, here on Node's own Request (the same web API as the browser's).
@@ -35,6 +36,8 @@ describe('the in-page GET request', () => {
     const made = requestIdOf(plain);
     expect(made).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
     expect(requestIdOf(plain)).not.toBe(made);
+    // Still without headers of its own: reading the id made none.
+    expect(Object.keys((plain as { [parsedHeaders]?: object })[parsedHeaders] ?? { made: true })).toEqual([]);
     const named = pageRequest(url);
     named.headers.set('x-request-id', 'from-the-page');
     expect(requestIdOf(named)).toBe('from-the-page');

@@ -1,6 +1,8 @@
-import { withoutHeaders } from '../core/request-id.js';
+import { parsedHeaders, type ParsedHeaders } from '../core/request-headers.js';
 
 const realKey = Symbol('the real Request');
+/** What a request without headers has parsed: nothing. */
+const noHeaders: ParsedHeaders = Object.freeze(Object.create(null) as ParsedHeaders);
 
 /**
  * A GET request made in the page from a URL alone (`berth.fetch('/users')`),
@@ -37,9 +39,9 @@ class PageRequest {
     return this.#url;
   }
 
-  /** No headers yet: Berth makes the request id without making them. */
-  get [withoutHeaders](): boolean {
-    return this.#headers === undefined && this.#real === undefined;
+  /** No headers yet: Berth reads the ones it needs without making them (src/core/request-headers.ts). */
+  get [parsedHeaders](): ParsedHeaders | undefined {
+    return this.#headers === undefined && this.#real === undefined ? noHeaders : undefined;
   }
 
   [realKey](): Request {

@@ -1,4 +1,5 @@
 import type { ChangeEvent } from './events.js';
+import { headerOf } from './request-headers.js';
 import type { AppServices } from './route.js';
 
 /**
@@ -74,7 +75,7 @@ export const defineAuthenticator = (authenticator: Authenticator): Authenticator
 
 /** The bearer token of a request, or undefined. */
 export function bearerToken(request: Request): string | undefined {
-  const header = request.headers.get('authorization');
+  const header = headerOf(request, 'authorization');
   if (!header) return undefined;
   return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { problemFor, type AppInstance, type Logger } from '../core/index.js';
+import { parsedHeaders, type ParsedHeaders } from '../core/request-headers.js';
 import { answerClientError } from './client-error.js';
 import { SettingError } from './setting-error.js';
 
@@ -34,7 +35,12 @@ export class HttpListener {
     this.#instance = instance;
     this.#logger = logger;
     // A response ready at once takes the adapter's short path (no close listener, no promise to await).
-    const listener = getRequestListener((request, env) => this.#instance.respond(request, env));
+    // The headers Node has parsed go with the request, so the core reads its request id and bearer token
+    // there rather than make the request's Headers (src/core/request-headers.ts).
+    const listener = getRequestListener((request, env) => {
+      (request as { [parsedHeaders]?: ParsedHeaders })[parsedHeaders] = env.incoming.headers;
+      return this.#instance.respond(request, env);
+    });
     const finished = (): void => this.#finished();
     this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       this.#inFlight++;
