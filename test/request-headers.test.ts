@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp, silentLogger } from '../src/core/index.js';
 import { headerOf, parsedHeaders } from '../src/core/request-headers.js';
@@ -66,6 +67,32 @@ describe('the Node listener', () => {
       for (const { parsed } of seen) expect(parsed).toMatchObject({ host: `127.0.0.1:${port}` });
       // The public read made no Headers; the admin routes check the token the same way.
       expect(seen[0]!.madeHeaders).toBe(false);
+    } finally {
+      await listener.close(100);
+    }
+  });
+
+  it('counts a repeated Authorization header as Node keeps it: its first value, as Fastify and Express read it', async () => {
+    const { instance } = await instantiate(createApp({ name: 'repeated', modules: [booksModule] }));
+    const listener = new HttpListener(instance, silentLogger);
+    const { port } = await listener.listen(0, '127.0.0.1', 'the test');
+    // fetch would join the two into one line: written by hand, as a client may send them.
+    const statusWith = (first: string, second: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(
+            `GET /admin/collections HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${first}\r\n` +
+              `Authorization: Bearer ${second}\r\nConnection: close\r\n\r\n`,
+          ),
+        );
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1])));
+        socket.on('error', reject);
+      });
+    try {
+      expect(await statusWith(adminToken, 'someone-else')).toBe(200);
+      expect(await statusWith('someone-else', adminToken)).toBe(403);
     } finally {
       await listener.close(100);
     }

@@ -1,4 +1,5 @@
 import { BerthError } from './errors.js';
+import { headerOf } from './request-headers.js';
 
 const hex = (bytes: ArrayBuffer): string =>
   Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
@@ -30,7 +31,7 @@ export function equalInConstantTime(a: string, b: string): boolean {
  * when the header is missing and 403 when the token is wrong.
  */
 export async function requireAdmin(request: Request, tokenHash: string | undefined): Promise<void> {
-  const header = request.headers.get('authorization');
+  const header = headerOf(request, 'authorization');
   const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) {
     throw new BerthError(

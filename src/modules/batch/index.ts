@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BerthError } from '../../core/errors.js';
+import { headerOf } from '../../core/request-headers.js';
 import { defineModule } from '../../core/module.js';
 import { defineRoute, type BatchLimits } from '../../core/route.js';
 
@@ -108,7 +109,7 @@ export const batchModule = defineModule({
             },
           );
         }
-        const authorization = request.headers.get('authorization');
+        const authorization = headerOf(request, 'authorization');
         // Paths are appended to this server's origin: `//host/…` never names another host.
         const origin = new URL(request.url).origin;
         const results: Array<{ status: number; body: unknown }> = [];
