@@ -2,14 +2,15 @@
 // Fastify (logger off and on), raw node:http (with and without one JSON log
 // line per request) and bare Hono, all reading the same SQLite file with the
 // same driver and the same queries. Servers are pinned to CPU 0, wrk to
-// CPU 1, rounds interleaved. Then the time from spawn to the first 200 and
+// CPU 1, rounds interleaved (every other round in reverse order, so no
+// server keeps the same slot). Then the time from spawn to the first 200 and
 // the memory after load. Measurements to read, never a pass or a fail.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, median, roundRatios, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, load, median, roundRatios, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -87,7 +88,7 @@ export async function benchBooks() {
     const memory = {};
     const startup = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const [name, [file, args, extra]] of Object.entries(servers)) {
+      for (const [name, [file, args, extra]] of inRoundOrder(Object.entries(servers), round)) {
         const port = await freePort();
         const server = await startPinned(0, file, args, { ...env, ...extra, PORT: String(port) }, cwd);
         try {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchChromium, root, startBerth } from '../scripts/lib/berth-in-chromium.mjs';
-import { median, table } from './lib.mjs';
+import { inRoundOrder, median, table } from './lib.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const millis = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
@@ -41,14 +41,14 @@ const measure = (page, kind, path, millis) =>
     { kind, path, millis, concurrency },
   );
 
-/** One round: each measurement for `millis`, one after the other. */
-async function round(page, targets) {
-  const rates = [];
-  for (const { kind, path } of targets) {
-    const { count, seconds } = await measure(page, kind, path, millis);
-    rates.push(count / seconds);
+/** One round: each measurement for `millis`, one after the other (in the round's order); the rates in `targets`' order. */
+async function round(page, targets, index) {
+  const rates = new Map();
+  for (const target of inRoundOrder(targets, index)) {
+    const { count, seconds } = await measure(page, target.kind, target.path, millis);
+    rates.set(target, count / seconds);
   }
-  return rates;
+  return targets.map((target) => rates.get(target));
 }
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -61,10 +61,11 @@ function sizeOf(file) {
 
 /**
  * `npm run bench -- browser`: the playground served by `bin/berth`, in
- * Chromium, after a warm-up. Rounds interleave the four measurements (whole
- * seconds each: half-second slices measured the Service Worker at less than
- * half its sustained rate, flattering the in-page ratio); ratios are taken within each round, then the median, so load
- * that drifts between rounds cancels out.
+ * Chromium, after a warm-up. Rounds interleave the five measurements, every
+ * other round in reverse order (whole seconds each: half-second slices
+ * measured the Service Worker at less than half its sustained rate,
+ * flattering the in-page ratio); ratios are taken within each round, then the
+ * median, so load that drifts between rounds cancels out.
  */
 export async function benchBrowser() {
   const server = await startBerth({ BERTH_ADMIN_TOKEN: 'bench-token-0123456789' });
@@ -124,7 +125,7 @@ export async function benchBrowser() {
       inPageToFloor: [],
     };
     for (let index = 1; index <= rounds; index++) {
-      const [ceiling, worker, pageCeiling, pageFloor, inPage] = await round(page, targets);
+      const [ceiling, worker, pageCeiling, pageFloor, inPage] = await round(page, targets, index);
       results.ceiling.push(ceiling);
       results.worker.push(worker);
       results.pageCeiling.push(pageCeiling);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { cpuMicros, freePort, median, startPinned, table } from './lib.mjs';
+import { cpuMicros, freePort, inRoundOrder, median, startPinned, table } from './lib.mjs';
 
 const exec = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -45,7 +45,7 @@ export async function benchChat() {
     };
     const results = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const [name, [script, args]] of Object.entries(servers)) {
+      for (const [name, [script, args]] of inRoundOrder(Object.entries(servers), round)) {
         const port = await freePort();
         const server = await startPinned(0, script, args, { ...env, PORT: String(port) }, cwd);
         try {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, median, roundRatios, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, load, median, roundRatios, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -35,7 +35,7 @@ export async function benchExtensions() {
     const env = { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'bench-token-0123456789' };
     const results = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const name of chosen) {
+      for (const name of inRoundOrder(chosen, round)) {
         const extra = variants[name];
         const port = await freePort();
         const server = await startPinned(0, script, ['start'], { ...env, ...extra, PORT: String(port) }, cwd);

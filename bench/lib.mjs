@@ -84,6 +84,15 @@ export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, t
 export const roundRatios = (results, baseline) =>
   results.map((result, round) => result.cpuPerRequest / baseline[round].cpuPerRequest);
 
+/**
+ * The servers (or variants) of one round, in the order they run: as given in
+ * odd rounds, reversed in even ones. Where a server runs in its round shows in
+ * its figure: the same build measured three times in a row cost about 2 %
+ * more in the first slot than in the next two, as large as the differences
+ * these rounds compare, so no server keeps one slot.
+ */
+export const inRoundOrder = (names, round) => (round % 2 ? names : [...names].reverse());
+
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, median, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, load, median, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -32,7 +32,7 @@ export async function benchScaling() {
     };
     const results = {};
     for (let round = 1; round <= rounds; round++) {
-      for (const [name, variant] of Object.entries(variants)) {
+      for (const [name, variant] of inRoundOrder(Object.entries(variants), round)) {
         const port = await freePort();
         const server = await startPinned(
           variant.cpu,
