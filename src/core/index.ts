@@ -103,7 +103,6 @@ export {
   filterableFields,
   operatorsOf,
   maxSortKeys,
-  perKeptQuery,
   type ParsedListQuery,
 } from './list-query.js';
 export { createDataStore, type DataStoreOptions } from './data-store.js';

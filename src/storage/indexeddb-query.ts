@@ -5,8 +5,8 @@ import {
   type ListQuery,
   type ListResult,
   type Row,
-  perKeptQuery,
 } from '../core/index.js';
+import { perKeptQuery } from '../core/list-query.js';
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */
 const compare = (a: unknown, b: unknown): number => {

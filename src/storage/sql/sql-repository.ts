@@ -5,10 +5,10 @@ import {
   type DriverRepository,
   type FieldKind,
   type ListQuery,
-  perKeptQuery,
   type Row,
 } from '../../core/index.js';
 import { isThenable } from '../../core/eventually.js';
+import { perKeptQuery } from '../../core/list-query.js';
 import { quote, type SqlDialect } from './dialect.js';
 import type { SqlConnection, SqlRow } from './sql-connection.js';
 
