@@ -1,4 +1,5 @@
 import { BerthError } from './errors.js';
+import { tokenIn } from './caller.js';
 import { headerOf } from './request-headers.js';
 
 const hex = (bytes: ArrayBuffer): string =>
@@ -32,8 +33,8 @@ export function equalInConstantTime(a: string, b: string): boolean {
  */
 export async function requireAdmin(request: Request, tokenHash: string | undefined): Promise<void> {
   const header = headerOf(request, 'authorization');
-  const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) {
+  const token = tokenIn(header);
+  if (!token) {
     throw new BerthError(
       'BERTH_UNAUTHORIZED',
       header
@@ -47,7 +48,7 @@ export async function requireAdmin(request: Request, tokenHash: string | undefin
       hint: "Run the server binary's `token` command where the server runs (e.g. `berth token`); it prints a new token once. Then reload the server (`service reload`) or restart it.",
     });
   }
-  if (!equalInConstantTime(await hashToken(match[1]), tokenHash)) {
+  if (!equalInConstantTime(await hashToken(token), tokenHash)) {
     throw new BerthError('BERTH_FORBIDDEN', 'the admin token is not valid', {
       hint: 'This route needs the admin token: check it, or make a new one with the `token` command.',
     });

@@ -73,9 +73,10 @@ export interface TokenCredential {
  */
 export const defineAuthenticator = (authenticator: Authenticator): Authenticator => authenticator;
 
+/** The token of an Authorization header's value of the form `Bearer <token>`, or undefined. */
+export const tokenIn = (header: string | null): string | undefined =>
+  header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+
 /** The bearer token of a request, or undefined. */
-export function bearerToken(request: Request): string | undefined {
-  const header = headerOf(request, 'authorization');
-  if (!header) return undefined;
-  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-}
+export const bearerToken = (request: Request): string | undefined =>
+  tokenIn(headerOf(request, 'authorization'));
