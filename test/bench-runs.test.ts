@@ -119,4 +119,44 @@ describe('npm run bench', () => {
       ],
     ]);
   }, 120_000);
+
+  it('compare: prints each server’s CPU per request and its ratio to the first, round by round', async () => {
+    if (!onPath('taskset') || !onPath('wrk')) {
+      throw new Error(
+        'the bench pins servers with taskset and loads them with wrk: apt-get install -y util-linux wrk',
+      );
+    }
+    const servers = ['berth', 'fastify', 'berth:BERTH_METRICS=false'];
+    const { stdout } = await exec(
+      process.execPath,
+      ['bench/compare.mjs', '--rounds', '2', '--seconds', '1', '--path', 'list', ...servers],
+      { cwd: root, timeout: 60_000 },
+    );
+    const rows = stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.trim().split(/ {2,}/));
+    expect(rows[0]!.join(' ')).toMatch(
+      /^GET \/books: server CPU per request .* 2 rounds of 1 s, alternating order/,
+    );
+    expect(rows[1]).toEqual(['server', 'CPU µs/req', 'vs berth', 'each round']);
+    expect(rows.slice(2).map(([server]) => server)).toEqual(servers);
+    for (const [server, cpu, ratio, rounds] of rows.slice(2)) {
+      expect(Number(cpu), server).toBeGreaterThan(0);
+      expect(ratio, server).toMatch(/^\d+\.\d{3}×$/);
+      expect(rounds!.split(' '), server).toHaveLength(2);
+    }
+    expect(rows[2]![2]).toBe('1.000×');
+  }, 90_000);
+
+  it('compare: refuses a setting that is not NAME=value, saying how to write one', async () => {
+    const failed = await exec(process.execPath, ['bench/compare.mjs', 'berth:METRICS', 'fastify'], {
+      cwd: root,
+    }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toContain('"METRICS" in "berth:METRICS" is not a setting: write NAME=value');
+  });
 });
