@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, inRoundOrder, load, median, roundRatios, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, load, median, roundRatios, seedBooks, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -76,12 +76,7 @@ export async function benchBooks() {
       // Berth's compiled code, kept by the rounds' servers for the starts measured after them.
       BERTH_COMPILE_CACHE: join(cwd, 'compile-cache'),
     };
-    // One Berth start creates and seeds the database the others read.
-    const seedPort = await freePort();
-    const seeder = await startPinned(0, berth, ['start'], { ...env, PORT: String(seedPort) }, cwd);
-    const page = await (await fetch(`http://127.0.0.1:${seedPort}/books?limit=1`)).json();
-    await seeder.stop();
-    const id = page.items[0].id;
+    const id = await seedBooks(berth, env, cwd);
     const endpoints = { 'GET /books': '/books', 'GET /books/:id': `/books/${id}` };
 
     const results = {};

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, inRoundOrder, load, median, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, load, median, seedBooks, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const berth = join(root, 'bin', 'berth');
@@ -68,13 +68,9 @@ try {
     BENCH_DB: join(cwd, 'data', 'berth.sqlite'),
     BERTH_COMPILE_CACHE: join(cwd, 'compile-cache'),
   };
-  // One start of this checkout creates and seeds the database every server reads.
-  const seedPort = await freePort();
-  const seeder = await startPinned(0, berth, ['start'], { ...env, PORT: String(seedPort) }, cwd);
-  const page = await (await fetch(`http://127.0.0.1:${seedPort}/books?limit=1`)).json();
-  await seeder.stop();
-  const path =
-    values.path === 'item' ? `/books/${page.items[0].id}` : values.path === 'list' ? '/books' : values.path;
+  // This checkout's start creates and seeds the database every server reads.
+  const id = await seedBooks(berth, env, cwd);
+  const path = values.path === 'item' ? `/books/${id}` : values.path === 'list' ? '/books' : values.path;
 
   const cpu = Object.fromEntries(servers.map(([spec]) => [spec, []]));
   for (let round = 1; round <= rounds; round++) {

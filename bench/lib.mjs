@@ -49,6 +49,22 @@ export async function startPinned(cpu, script, args, env, cwd) {
   };
 }
 
+/**
+ * Starts `bin/berth` once so it creates and seeds the books database every
+ * server of a comparison then reads (`env.BENCH_DB` for the baselines);
+ * answers the id of the first book.
+ */
+export async function seedBooks(berth, env, cwd) {
+  const port = await freePort();
+  const seeder = await startPinned(0, berth, ['start'], { ...env, PORT: String(port) }, cwd);
+  try {
+    const page = await (await fetch(`http://127.0.0.1:${port}/books?limit=1`)).json();
+    return page.items[0].id;
+  } finally {
+    await seeder.stop();
+  }
+}
+
 /** CPU time (user + system) a process has used, in microseconds. */
 export function cpuMicros(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
