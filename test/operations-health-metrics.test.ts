@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { connect as netConnect, type Socket as NetSocket } from 'node:net';
 import { io as connectRealtime } from 'socket.io-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -202,6 +204,44 @@ describe('metrics: GET /metrics', () => {
     expect(sample(counted, 'berth_realtime_messages_total', { direction: 'out' })).toBe(2);
     client.close();
     await expect.poll(async () => sample(await scrape(server.url), 'berth_realtime_connections')).toBe(0);
+  });
+
+  it('BERTH_REQUEST_LOG=false writes no request line, and metrics still count; with metrics off too, a reload turns the log back on', async () => {
+    const counted = await start({ BERTH_REQUEST_LOG: 'false' });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${counted.url}/books?limit=1`)).status).toBe(200);
+    const scraped = await scrape(counted.url);
+    expect(
+      sample(scraped, 'berth_http_requests_total', { route: '/books', method: 'GET', status: '200' }),
+    ).toBe(3);
+    expect(requestLines(counted.stdout())).toEqual([]);
+
+    // Neither log nor metrics: the answers are the same, request ids included.
+    const cwd = tempDir();
+    writeFileSync(join(cwd, '.env'), 'BERTH_REQUEST_LOG=false\nBERTH_METRICS=false\n');
+    const quiet = await startBinary(berthBin, {
+      cwd,
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken, BERTH_MODE: 'release' },
+    });
+    onTestFinished(async () => {
+      if (quiet.child.exitCode === null) quiet.child.kill('SIGTERM');
+      await quiet.exited;
+    });
+    const given = await fetch(`${quiet.url}/books?limit=1`, {
+      headers: { 'x-request-id': 'quiet-request-1' },
+    });
+    expect(given.status).toBe(200);
+    expect(given.headers.get('x-request-id')).toBe('quiet-request-1');
+    const made = await fetch(`${quiet.url}/books/no-such-book`);
+    expect(made.status).toBe(404);
+    expect(made.headers.get('x-request-id')).toMatch(/^\S+-\w+$/);
+    expect(((await made.json()) as { requestId: string }).requestId).toBe(made.headers.get('x-request-id'));
+    expect(requestLines(quiet.stdout())).toEqual([]);
+
+    writeFileSync(join(cwd, '.env'), 'BERTH_REQUEST_LOG=true\nBERTH_METRICS=false\n');
+    quiet.child.kill('SIGHUP');
+    await quiet.waitFor(/reload: applied request log/);
+    expect((await fetch(`${quiet.url}/books?limit=2`)).status).toBe(200);
+    await expect.poll(() => requestLines(quiet.stdout()).map((line) => line.path)).toEqual(['/books']);
   });
 
   it('BERTH_METRICS=false: no /metrics route', async () => {

@@ -423,7 +423,9 @@ function instantiate(
   };
 
   const logRequest =
-    services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request'));
+    services.logRequest === null
+      ? undefined
+      : (services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request')));
   const hooked = hooks.onRequest.length + hooks.onResponse.length + hooks.onError.length > 0;
   // Without request hooks the path is what it was before hooks existed: nothing more per request.
   // Each hook is awaited only when it answers with a promise: hooks that answer at once keep a read promise-free.
@@ -484,6 +486,9 @@ function instantiate(
     : routeRequest;
 
   const serve = (request: Request, runtime: unknown, internal: boolean): Eventually<Response> => {
+    // Nothing reads the entries: no clock, no entry.
+    if (!logRequest)
+      return dispatch(request, { requestId: requestIdOf(request), runtime, internal, locals: {} });
     const started = performance.now();
     const requestId = requestIdOf(request);
     const env: DispatchEnv = { requestId, runtime, internal, locals: {} };

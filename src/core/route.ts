@@ -55,8 +55,11 @@ export interface AppServices {
   bodyLimit: number;
   /** SHA-256 (hex) of the admin token; without it every admin route answers 403. */
   adminTokenHash?: string;
-  /** Writes one request log line; defaults to `logger.info(entry, 'request')`. */
-  logRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * Writes one request log line; defaults to `logger.info(entry, 'request')`.
+   * `null`: nothing wants the entries (no request log, no metrics), so none is made.
+   */
+  logRequest?: ((entry: RequestLogEntry) => void) | null;
   runtime?: RuntimeInfo;
   /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
   uiAssets?: StaticAssets;

@@ -109,7 +109,8 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
         writeLimit: current.writeLimit.value,
         clientAddress: current.trustProxy.value ? forwardedAddress : socketAddress,
         ...(adminTokenHash ? { adminTokenHash } : {}),
-        logRequest: logAndCount,
+        // Neither a log line nor a count: the core makes no entry at all.
+        logRequest: metrics || current.requestLog.value ? logAndCount : null,
         lifecycle,
         backups,
         ...(metrics ? { metrics: metrics.endpoint } : {}),
