@@ -11,14 +11,9 @@
 // settings say otherwise. Measurements to read, never a pass or a fail.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, inRoundOrder, load, median, seedBooks, startPinned, table } from './lib.mjs';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const berth = join(root, 'bin', 'berth');
-const baselines = ['fastify', 'raw', 'hono'];
+import { comparedBooks, freePort, inRoundOrder, load, median, serverOf, startPinned, table } from './lib.mjs';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -38,39 +33,10 @@ if (positionals.length < 2 || !(rounds >= 1) || !(seconds >= 1)) {
   process.exit(2);
 }
 
-/** A server as given: its script, arguments and settings. */
-function serverOf(spec) {
-  const [name, ...settings] = spec.split(':');
-  const env = Object.fromEntries(
-    settings.map((setting) => {
-      const equals = setting.indexOf('=');
-      if (equals < 1) {
-        console.error(
-          `"${setting}" in "${spec}" is not a setting: write NAME=value, as in berth:BERTH_METRICS=false`,
-        );
-        process.exit(2);
-      }
-      return [setting.slice(0, equals), setting.slice(equals + 1)];
-    }),
-  );
-  if (baselines.includes(name)) return [join(root, 'bench', 'servers', `${name}.mjs`), [], env];
-  if (name === 'berth') return [berth, ['start'], env];
-  return [isAbsolute(name) ? name : resolve(name), ['start'], env];
-}
-
 const servers = positionals.map((spec) => [spec, serverOf(spec)]);
 const cwd = mkdtempSync(join(tmpdir(), 'berth-compare-'));
 try {
-  const env = {
-    BERTH_MODE: 'release',
-    BERTH_REQUEST_LOG: 'false',
-    BERTH_ADMIN_TOKEN: 'bench-token-0123456789',
-    BENCH_DB: join(cwd, 'data', 'berth.sqlite'),
-    BERTH_COMPILE_CACHE: join(cwd, 'compile-cache'),
-  };
-  // This checkout's start creates and seeds the database every server reads.
-  const id = await seedBooks(berth, env, cwd);
-  const path = values.path === 'item' ? `/books/${id}` : values.path === 'list' ? '/books' : values.path;
+  const { env, path } = await comparedBooks(cwd, values.path);
 
   const cpu = Object.fromEntries(servers.map(([spec]) => [spec, []]));
   for (let round = 1; round <= rounds; round++) {

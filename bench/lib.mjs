@@ -2,10 +2,41 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 const clockTicks = 100; // USER_HZ on Linux
+const root = fileURLToPath(new URL('..', import.meta.url));
+/** This checkout's command. */
+export const berthCommand = join(root, 'bin', 'berth');
+const baselines = ['fastify', 'raw', 'hono'];
+
+/**
+ * A server of a side-by-side comparison as given on the command line: its
+ * script, arguments and settings. `berth` (this checkout), `fastify`, `raw`
+ * or `hono` (the bench's baselines), or another build's `bin/berth`, each with
+ * `:NAME=value` settings; a setting written otherwise ends the run (exit 2).
+ */
+export function serverOf(spec) {
+  const [name, ...settings] = spec.split(':');
+  const env = Object.fromEntries(
+    settings.map((setting) => {
+      const equals = setting.indexOf('=');
+      if (equals < 1) {
+        console.error(
+          `"${setting}" in "${spec}" is not a setting: write NAME=value, as in berth:BERTH_METRICS=false`,
+        );
+        process.exit(2);
+      }
+      return [setting.slice(0, equals), setting.slice(equals + 1)];
+    }),
+  );
+  if (baselines.includes(name)) return [join(root, 'bench', 'servers', `${name}.mjs`), [], env];
+  if (name === 'berth') return [berthCommand, ['start'], env];
+  return [isAbsolute(name) ? name : resolve(name), ['start'], env];
+}
 
 export async function freePort() {
   const server = createServer();
@@ -63,6 +94,25 @@ export async function seedBooks(berth, env, cwd) {
   } finally {
     await seeder.stop();
   }
+}
+
+/**
+ * What a side-by-side comparison of servers serves from `directory`: the
+ * settings every server gets (Berth in release mode with its request log
+ * off; `BENCH_DB` for the baselines) and the path asked for (`item`: one
+ * book, `list`: `/books`, or a path as given), after this checkout's start
+ * has created and seeded the database they all read.
+ */
+export async function comparedBooks(directory, path) {
+  const env = {
+    BERTH_MODE: 'release',
+    BERTH_REQUEST_LOG: 'false',
+    BERTH_ADMIN_TOKEN: 'bench-token-0123456789',
+    BENCH_DB: join(directory, 'data', 'berth.sqlite'),
+    BERTH_COMPILE_CACHE: join(directory, 'compile-cache'),
+  };
+  const id = await seedBooks(berthCommand, env, directory);
+  return { env, path: path === 'item' ? `/books/${id}` : path === 'list' ? '/books' : path };
 }
 
 /** CPU time (user + system) a process has used, in microseconds. */

@@ -10,8 +10,7 @@ const exec = promisify(execFile);
 
 /**
  * Runs one section of `npm run bench` for a moment (one round of a second)
- * and answers the rows of the tables it printed (`bench/lib.mjs` separates
- * cells by two spaces or more).
+ * and answers the rows of the tables it printed.
  */
 async function benchRows(section: string, timeout: number): Promise<string[][]> {
   const { stdout } = await exec(process.execPath, ['bench/run.mjs', section], {
@@ -19,11 +18,15 @@ async function benchRows(section: string, timeout: number): Promise<string[][]> 
     env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1', BENCH_STARTS: '1' },
     timeout,
   });
-  return stdout
+  return rowsOf(stdout);
+}
+
+/** The rows of what a bench printed: its lines, cells separated by two spaces or more. */
+const rowsOf = (stdout: string): string[][] =>
+  stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => line.trim().split(/ {2,}/));
-}
 
 describe('npm run bench', () => {
   // Not a timed test: it checks that the bench runs and prints every column, whatever the numbers are.
@@ -132,10 +135,7 @@ describe('npm run bench', () => {
       ['bench/compare.mjs', '--rounds', '2', '--seconds', '1', '--path', 'list', ...servers],
       { cwd: root, timeout: 60_000 },
     );
-    const rows = stdout
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => line.trim().split(/ {2,}/));
+    const rows = rowsOf(stdout);
     expect(rows[0]!.join(' ')).toMatch(
       /^GET \/books: server CPU per request .* 2 rounds of 1 s, alternating order/,
     );
@@ -148,6 +148,31 @@ describe('npm run bench', () => {
     }
     expect(rows[2]![2]).toBe('1.000×');
   }, 90_000);
+
+  it('instructions: prints each server’s instructions per request, main thread and all, and the ratios to the first', async () => {
+    if (!onPath('valgrind') || !onPath('callgrind_control')) {
+      throw new Error('bench/instructions.mjs counts under callgrind: apt-get install -y valgrind');
+    }
+    const servers = ['raw', 'berth:BERTH_METRICS=false'];
+    const { stdout } = await exec(
+      process.execPath,
+      ['bench/instructions.mjs', '--warmup', '100', '--requests', '200', '--path', 'list', ...servers],
+      { cwd: root, timeout: 240_000 },
+    );
+    const rows = rowsOf(stdout);
+    expect(rows[0]!.join(' ')).toMatch(/^GET \/books: instructions per request .* 200 requests after 100/);
+    expect(rows[1]).toEqual(['server', 'main thread', 'vs raw', 'all threads', 'vs raw']);
+    expect(rows.slice(2).map(([server]) => server)).toEqual(servers);
+    for (const [server, main, mainRatio, all, allRatio] of rows.slice(2)) {
+      // An HTTP request through Node costs tens of thousands of instructions at the least.
+      const counted = Number(main!.replaceAll(',', ''));
+      expect(counted, server).toBeGreaterThan(10_000);
+      expect(Number(all!.replaceAll(',', '')), server).toBeGreaterThanOrEqual(counted);
+      expect(mainRatio, server).toMatch(/^\d+\.\d{3}×$/);
+      expect(allRatio, server).toMatch(/^\d+\.\d{3}×$/);
+    }
+    expect(rows[2]![2]).toBe('1.000×');
+  }, 250_000);
 
   it('compare: refuses a setting that is not NAME=value, saying how to write one', async () => {
     const failed = await exec(process.execPath, ['bench/compare.mjs', 'berth:METRICS', 'fastify'], {
