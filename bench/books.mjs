@@ -10,14 +10,23 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, inRoundOrder, load, median, roundRatios, seedBooks, startPinned, table } from './lib.mjs';
+import {
+  berthCommand as berth,
+  freePort,
+  inRoundOrder,
+  load,
+  median,
+  roundRatios,
+  seedBooks,
+  startPinned,
+  table,
+} from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const starts = Number(process.env.BENCH_STARTS ?? 5);
 
-const berth = join(root, 'bin', 'berth');
 const script = (name) => join(root, 'bench', 'servers', name);
 /** Each server: its script, arguments and environment. */
 const servers = {
@@ -76,7 +85,7 @@ export async function benchBooks() {
       // Berth's compiled code, kept by the rounds' servers for the starts measured after them.
       BERTH_COMPILE_CACHE: join(cwd, 'compile-cache'),
     };
-    const id = await seedBooks(berth, env, cwd);
+    const id = await seedBooks(env, cwd);
     const endpoints = { 'GET /books': '/books', 'GET /books/:id': `/books/${id}` };
 
     const results = {};

@@ -13,7 +13,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { comparedBooks, freePort, inRoundOrder, load, median, serverOf, startPinned, table } from './lib.mjs';
+import {
+  comparedBooks,
+  freePort,
+  inRoundOrder,
+  load,
+  median,
+  serverOf,
+  serverUsage,
+  startPinned,
+  table,
+} from './lib.mjs';
 
 const { values, positionals } = parseArgs({
   options: {
@@ -28,7 +38,7 @@ const seconds = Number(values.seconds);
 if (positionals.length < 2 || !(rounds >= 1) || !(seconds >= 1)) {
   console.error(
     'usage: node bench/compare.mjs [--rounds 8] [--seconds 3] [--path item|list|/path] server server...\n' +
-      '  a server: berth, fastify, raw, hono or another build’s bin/berth, with :NAME=value settings',
+      serverUsage,
   );
   process.exit(2);
 }

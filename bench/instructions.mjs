@@ -20,7 +20,7 @@ import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { comparedBooks, freePort, serverOf, table } from './lib.mjs';
+import { comparedBooks, freePort, serverOf, serverUsage, table } from './lib.mjs';
 
 const exec = promisify(execFile);
 const { values, positionals } = parseArgs({
@@ -38,7 +38,7 @@ const connections = Number(values.connections);
 if (positionals.length < 1 || !(warmup >= 0) || !(requests >= 100) || !(connections >= 1)) {
   console.error(
     'usage: node bench/instructions.mjs [--warmup 6000] [--requests 6000] [--connections 20] [--path item|list|/path] server...\n' +
-      '  a server: berth, fastify, raw, hono or another build’s bin/berth, with :NAME=value settings',
+      serverUsage,
   );
   process.exit(2);
 }
@@ -54,7 +54,7 @@ for (const tool of ['valgrind', 'callgrind_control']) {
 }
 
 /** Sends `count` GETs to `url`, `concurrency` at a time on kept-alive connections; any answer but 200 throws. */
-async function send(url, count, concurrency = 20) {
+async function send(url, count, concurrency) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let sent = 0;
   const loop = async () => {

@@ -12,6 +12,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** This checkout's command. */
 export const berthCommand = join(root, 'bin', 'berth');
 const baselines = ['fastify', 'raw', 'hono'];
+/** How a server is written on the command line of bench/compare.mjs and bench/instructions.mjs. */
+export const serverUsage =
+  '  a server: berth, fastify, raw, hono or another build’s bin/berth, with :NAME=value settings';
 
 /**
  * A server of a side-by-side comparison as given on the command line: its
@@ -81,13 +84,13 @@ export async function startPinned(cpu, script, args, env, cwd) {
 }
 
 /**
- * Starts `bin/berth` once so it creates and seeds the books database every
- * server of a comparison then reads (`env.BENCH_DB` for the baselines);
- * answers the id of the first book.
+ * Starts this checkout's `bin/berth` once so it creates and seeds the books
+ * database every server of a comparison then reads (`env.BENCH_DB` for the
+ * baselines); answers the id of the first book.
  */
-export async function seedBooks(berth, env, cwd) {
+export async function seedBooks(env, cwd) {
   const port = await freePort();
-  const seeder = await startPinned(0, berth, ['start'], { ...env, PORT: String(port) }, cwd);
+  const seeder = await startPinned(0, berthCommand, ['start'], { ...env, PORT: String(port) }, cwd);
   try {
     const page = await (await fetch(`http://127.0.0.1:${port}/books?limit=1`)).json();
     return page.items[0].id;
@@ -111,7 +114,7 @@ export async function comparedBooks(directory, path) {
     BENCH_DB: join(directory, 'data', 'berth.sqlite'),
     BERTH_COMPILE_CACHE: join(directory, 'compile-cache'),
   };
-  const id = await seedBooks(berthCommand, env, directory);
+  const id = await seedBooks(env, directory);
   return { env, path: path === 'item' ? `/books/${id}` : path === 'list' ? '/books' : path };
 }
 

@@ -486,12 +486,11 @@ function instantiate(
     : routeRequest;
 
   const serve = (request: Request, runtime: unknown, internal: boolean): Eventually<Response> => {
-    // Nothing reads the entries: no clock, no entry.
-    if (!logRequest)
-      return dispatch(request, { requestId: requestIdOf(request), runtime, internal, locals: {} });
-    const started = performance.now();
     const requestId = requestIdOf(request);
     const env: DispatchEnv = { requestId, runtime, internal, locals: {} };
+    // Nothing reads the entries: no clock, no entry.
+    if (!logRequest) return dispatch(request, env);
+    const started = performance.now();
     const logged = (response: Response): Response => {
       const entry: RequestLogEntry = {
         requestId,
