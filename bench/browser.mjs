@@ -161,7 +161,7 @@ export async function benchBrowser() {
         '',
       ],
       [
-        'GET /users in the page (window.berth.fetch)',
+        'GET /users in the page (window.berth.fetch; asked again: its kept answer)',
         rate('inPage'),
         `${ratio('inPageRatio').toFixed(2)}× the in-page ceiling (${ratio('inPageToFloor').toFixed(2)}× fresh JSON)`,
         `≥ 0.8× ${ratio('inPageRatio') >= 0.8 ? 'met' : 'NOT met'}`,

@@ -10,7 +10,7 @@ import {
   type Caller,
 } from '../src/index.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
-import { instantiate } from './helpers/in-process.js';
+import { instantiate, signIn } from './helpers/in-process.js';
 
 type Note = { id: string; title: string; owner: string };
 type Page<T> = { items: T[]; total: number };
@@ -194,16 +194,12 @@ describe('rules in code', () => {
 
   it('a function of the caller and the record decides; for a list it gives the conditions', async () => {
     const { request } = await instantiate(app);
-    const json = (body: unknown) => ({ method: 'POST', json: body });
-    const signIn = async (email: string) => {
-      const signup = await request('/auth/signup', json({ email, password: 'a long password' }));
-      const { user } = (await signup.json()) as { user: { id: string } };
-      const login = await request('/auth/login', json({ email, password: 'a long password' }));
-      const { token } = (await login.json()) as { token: string };
-      return { id: user.id, auth: { authorization: `Bearer ${token}` } };
+    const account = async (email: string) => {
+      const { id, headers } = await signIn(request, email);
+      return { id, auth: headers };
     };
-    const ada = await signIn('ada@example.org');
-    const eve = await signIn('eve@example.org');
+    const ada = await account('ada@example.org');
+    const eve = await account('eve@example.org');
     const create = async (title: string, published?: boolean) =>
       (await (
         await request('/posts', { method: 'POST', headers: ada.auth, json: { title, published } })
@@ -304,16 +300,8 @@ describe('private fields: only the record’s owner and the admin token see them
 
   it('others see the record without them, cannot filter, sort or search by them; the owner and the admin see all', async () => {
     const { request } = await instantiate(app);
-    const signIn = async (email: string) => {
-      await request('/auth/signup', { method: 'POST', json: { email, password: 'a long password' } });
-      const login = await request('/auth/login', {
-        method: 'POST',
-        json: { email, password: 'a long password' },
-      });
-      return { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
-    };
-    const ada = await signIn('ada@example.org');
-    const bob = await signIn('bob@example.org');
+    const ada = (await signIn(request, 'ada@example.org')).headers;
+    const bob = (await signIn(request, 'bob@example.org')).headers;
     const created = await request('/profiles', {
       method: 'POST',
       headers: ada,

@@ -22,6 +22,7 @@ import { isThenable, promised, thenEventually, type Eventually } from './eventua
 import { requestIdOf } from './request-id.js';
 import { resourceRoutes } from './resource.js';
 import {
+  jsonAnswer,
   routeAuth,
   routeBatchable,
   type AppServices,
@@ -699,10 +700,7 @@ function routeHandler(
         headers: { 'x-request-id': requestId },
       });
     }
-    return new Response(JSON.stringify(result), {
-      status,
-      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-    });
+    return jsonAnswer(JSON.stringify(result), status, requestId);
   };
   const validParams = route.params && validator(route.params, 'params');
   /** The path's parameters, validated. */

@@ -32,6 +32,8 @@ export interface DataStoreOptions {
 interface Reads {
   list(query: ListQuery): Eventually<ListResult<Row>>;
   get(id: string): Eventually<Row | undefined>;
+  /** The driver's `readsVersion`, when it has one. */
+  version?(): unknown;
 }
 
 const readsKey = Symbol('reads at once');
@@ -276,6 +278,8 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       list: (query) => raw().list(query),
       get: (id) => raw().get(id),
     };
+    // Only a driver that keeps a version has one to ask for (SQL drivers do not: nothing to call per list).
+    if (raw().readsVersion) reads.version = () => raw().readsVersion!();
     const repository: Repository & { [readsKey]: Reads } = {
       list: (query: ListQuery) => promised(() => reads.list(query)) as Promise<ListResult<AnyRecord>>,
       get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,

@@ -15,6 +15,7 @@ import { canOwn, judge, type Access, type Verdict } from './access.js';
 import type { Caller } from './caller.js';
 import {
   defineRoute,
+  jsonAnswer,
   type AppServices,
   type QueryParser,
   type RouteContext,
@@ -133,6 +134,42 @@ const nextLinks = new WeakMap<ParsedListQuery, { url: string; link: string }>();
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
+/** How many lists of one collection keep their answer at a time. */
+const keptLists = 64;
+
+/**
+ * The serialized answers of one collection's lists, by caller and URL, kept
+ * while its storage's reads version stays the same (IndexedDB's in-memory
+ * copy: until a change). A list asked for again is answered without reading
+ * or serializing: in the page, serializing is most of a list's cost.
+ */
+class KeptLists {
+  #version: unknown;
+  readonly #answers = new Map<string, string>();
+
+  /** The answer kept for this key, when the reads version is still the one it was kept under. */
+  get(version: unknown, key: string): string | undefined {
+    if (version === this.#version) return this.#answers.get(key);
+    this.#answers.clear();
+    this.#version = version;
+    return undefined;
+  }
+
+  set(version: unknown, key: string, json: string): void {
+    if (version !== this.#version) return;
+    if (this.#answers.size >= keptLists) this.#answers.clear();
+    this.#answers.set(key, json);
+  }
+}
+
+/** Who a list is answered for, as far as its answer can tell: nobody, the admin token, or one user. */
+const callerKey = (caller: Caller | undefined): string =>
+  caller === undefined
+    ? ''
+    : caller.admin
+      ? 'admin'
+      : `${caller.via}\u0000${caller.collection ?? ''}\u0000${caller.id}`;
+
 /** A write's validation errors (a missing reference, a hook's change) as the body's: `project` → `body.project`. */
 async function asBody<T>(write: Promise<T>): Promise<T> {
   try {
@@ -184,6 +221,8 @@ export function resourceRoutes(
     parameters: () => listParameters(collection),
   };
   const { access, owner, ownerRuled, ownership } = collection;
+  const keepable = typeof access.list !== 'function';
+  const kept = new KeptLists();
   // An owner-ruled collection's owner is the caller's: only the admin token names another.
   const ownerField = ownerRuled && owner in collection.fields ? collection.fields[owner] : undefined;
   const adminOnly = Object.entries(collection.fields)
@@ -252,7 +291,7 @@ export function resourceRoutes(
         queryParser,
         response: page,
         handler(context) {
-          const { query: parsed, request, services, caller } = context as unknown as Context;
+          const { query: parsed, request, services, caller, requestId } = context as unknown as Context;
           const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
           let query = parsed.query;
@@ -263,20 +302,30 @@ export function resourceRoutes(
           }
           // What a rule keeps the caller to goes into the query: totals and pages stay right.
           if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
+          const reads = readsOf(services.storage.repository(collection));
+          // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
+          const version = keepable ? reads.version?.() : undefined;
+          const key = version === undefined ? '' : `${callerKey(caller)}\n${request.url}`;
+          if (version !== undefined) {
+            const json = kept.get(version, key);
+            if (json !== undefined) return jsonAnswer(json, 200, requestId);
+          }
           const keyset = parsed.cursor !== undefined;
-          const found = readsOf(services.storage.repository(collection)).list(
-            keyset ? { ...query, limit: parsed.limit + 1 } : query,
-          );
+          const found = reads.list(keyset ? { ...query, limit: parsed.limit + 1 } : query);
           return thenEventually(found, ({ items, total }) => {
             const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
             const shown = keyset ? items.slice(0, parsed.limit) : items;
-            return {
+            const answer = {
               items: shown.map((item) => collection.answerTo(item as never, caller)),
               total,
               limit: parsed.limit,
               offset: keyset ? null : parsed.offset,
               next: nextLink(request, parsed, shown, more),
             };
+            if (version === undefined) return answer;
+            const json = JSON.stringify(answer);
+            kept.set(version, key, json);
+            return jsonAnswer(json, 200, requestId);
           });
         },
       }),

@@ -256,6 +256,13 @@ export function defineRoute<
   return route;
 }
 
+/** A JSON route's answer: the body as serialized, its status, and the request's id. */
+export const jsonAnswer = (json: string, status: number, requestId: string): Response =>
+  new Response(json, {
+    status,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+  });
+
 /** Whether a route may answer a sub-request of the batch entry, with the default applied. */
 export const routeBatchable = (route: Pick<RouteDefinition, 'batchable' | 'docs'>): boolean =>
   route.batchable ?? (!route.docs?.successContent || /[/+]json$/.test(route.docs.successContent.type));

@@ -251,6 +251,8 @@ interface Store {
   rows(): Eventually<Map<string, Row>>;
   /** The copy's rows in the orders lists asked for; a new, empty one whenever the copy changes. */
   inOrder(): RowsInOrder;
+  /** While the copy is loaded, an object that is another one after every change; undefined before. */
+  version(): unknown;
   table(): Table;
   /** Keeps this context's copy current after a write, and tells the other contexts theirs is stale. */
   wrote(change: { put?: Row; removed?: string }): void;
@@ -268,10 +270,13 @@ function createStore(table: () => Table, collection: CollectionDefinition, chann
   const fields = Object.keys(collection.fields);
   let cache: Map<string, Row> | undefined;
   let inOrder: RowsInOrder = new Map();
+  /** Another object with every change of the copy: what `readsVersion` answers. */
+  let version = {};
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', () => {
     cache = undefined;
     inOrder = new Map();
+    version = {};
   });
   // A field added by a later migration reads as null on older records, as in SQL.
   const complete = (row: Row): Row => {
@@ -287,10 +292,12 @@ function createStore(table: () => Table, collection: CollectionDefinition, chann
         .toArray()
         .then((rows) => (cache ??= new Map((rows as Row[]).map((row) => [row.id, complete(row)])))),
     inOrder: () => inOrder,
+    version: () => (cache ? version : undefined),
     wrote({ put, removed }) {
       if (put) cache?.set(put.id, put);
       if (removed !== undefined) cache?.delete(removed);
       inOrder = new Map();
+      version = {};
       channel?.postMessage('changed');
     },
   };
@@ -342,6 +349,7 @@ function repositoryOver(
         const row = rows.get(id);
         return row && { ...row };
       }),
+    readsVersion: () => store.version(),
     count: (field, value) =>
       guard(async () => {
         let count = 0;

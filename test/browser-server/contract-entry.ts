@@ -47,6 +47,44 @@ cases.push({
   },
 });
 
+// What a resource's kept lists go by: the same version while nothing changes, another after a write here or elsewhere.
+cases.push({
+  name: 'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
+  test: async () => {
+    const name = `contract-version-${Date.now()}`;
+    const open = async () => {
+      const driver = openIndexedDbStorage(name);
+      const storage = createDataStore(driver, { collections: contractCollections });
+      await storage.migrate(contractCollections);
+      return { storage, version: () => driver.repository(gadgets).readsVersion?.() };
+    };
+    const [writer, reader] = [await open(), await open()];
+    chai.expect(reader.version()).to.equal(undefined); // nothing loaded: nothing to go by
+    await reader.storage.repository(gadgets).list({ limit: 10 });
+    const loaded = reader.version();
+    chai.expect(loaded).to.be.an('object');
+    await reader.storage.repository(gadgets).list({ limit: 5 });
+    await reader.storage.repository(gadgets).get('nothing');
+    chai.expect(reader.version()).to.equal(loaded);
+    // A write in this context: another version at once.
+    const small = await reader.storage.repository(gadgets).create({ name: 'Small', size: 1 });
+    const written = reader.version();
+    chai.expect(written).to.be.an('object').and.not.equal(loaded);
+    // A write in another context: another version once the BroadcastChannel has told this one.
+    await writer.storage.repository(gadgets).update(small.id, { size: 2 });
+    const until = performance.now() + 2000;
+    while (reader.version() === written && performance.now() < until) {
+      await new Promise((done) => setTimeout(done, 10));
+    }
+    chai.expect(reader.version()).to.not.equal(written);
+    const { items } = await reader.storage.repository(gadgets).list({ limit: 10 });
+    chai.expect(items.find((item) => item.id === small.id)?.size).to.equal(2);
+    chai.expect(reader.version()).to.be.an('object').and.not.equal(written);
+    await writer.storage.close();
+    await reader.storage.close();
+  },
+});
+
 (window as unknown as { runContract: () => Promise<unknown> }).runContract = async () => {
   const results: Array<{ name: string; ok: boolean; error?: string }> = [];
   for (const { name, test } of cases) {

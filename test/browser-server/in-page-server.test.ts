@@ -71,6 +71,38 @@ describe('the in-page server (window.berth.fetch) in Chromium', () => {
     });
   });
 
+  it('a list asked for again is never stale: a write here or in another tab answers anew', async () => {
+    const { page, context, url } = await openPlayground(await browser());
+    const other = await context.newPage(); // the same origin: the same IndexedDB database
+    await other.goto(`${url}/playground/`);
+    await other.locator('#chat-state').waitFor();
+    const names = async (on = page) =>
+      ((await call(on, '/users?limit=5')).body as { items: Array<{ name: string }> }).items.map(
+        (user) => user.name,
+      );
+    const ada = await call(page, '/users', {
+      method: 'POST',
+      json: { name: 'Ada', email: 'ada@example.org' },
+    });
+    expect(await names()).toEqual(['Ada']);
+    expect(await names()).toEqual(['Ada']);
+    const { id } = ada.body as { id: string };
+    await call(page, `/users/${id}`, { method: 'PATCH', json: { name: 'Ada L.' } });
+    expect(await names()).toEqual(['Ada L.']);
+    // Another tab writes; this one hears of it over a BroadcastChannel, in a later task.
+    expect(await names(other)).toEqual(['Ada L.']);
+    await call(other, '/users', { method: 'POST', json: { name: 'Grace', email: 'grace@example.org' } });
+    await expect.poll(() => names(), { timeout: 3000 }).toEqual(['Ada L.', 'Grace']);
+    expect(await names()).toEqual(['Ada L.', 'Grace']);
+    // Once a read of one record here has seen another tab's change, so does the list kept before it.
+    await call(other, `/users/${id}`, { method: 'PATCH', json: { name: 'Ada Lovelace' } });
+    const nameOf = async () => ((await call(page, `/users/${id}`)).body as { name: string }).name;
+    await expect.poll(nameOf, { timeout: 3000 }).toBe('Ada Lovelace');
+    expect(await names()).toEqual(['Ada Lovelace', 'Grace']);
+    await call(other, `/users/${id}`, { method: 'DELETE' });
+    await expect.poll(() => names(), { timeout: 3000 }).toEqual(['Grace']);
+  });
+
   it('POST / runs a batch, documented in its /docs', async () => {
     const { page } = await openPlayground(await browser());
     const batch = await call(page, '/', {

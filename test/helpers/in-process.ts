@@ -48,3 +48,20 @@ export async function instantiate(
   };
   return { app, instance, services, storage, events, request };
 }
+
+/** What `instantiate` answers requests with. */
+type InProcessRequest = Awaited<ReturnType<typeof instantiate>>['request'];
+
+/**
+ * Signs a new account up and in through Berth's accounts (`/auth/signup`,
+ * `/auth/login`) of an instantiated app: the user's id and the headers that
+ * send its token.
+ */
+export async function signIn(request: InProcessRequest, email: string) {
+  const password = 'a long password';
+  const signup = await request('/auth/signup', { method: 'POST', json: { email, password } });
+  const { user } = (await signup.json()) as { user: { id: string } };
+  const login = await request('/auth/login', { method: 'POST', json: { email, password } });
+  const { token } = (await login.json()) as { token: string };
+  return { id: user.id, headers: { authorization: `Bearer ${token}` } };
+}

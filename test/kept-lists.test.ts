@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import {
+  accountsModule,
+  createApp,
+  defineCollection,
+  defineModule,
+  field,
+  usersModule,
+  type DriverRepository,
+  type StorageDriver,
+} from '../src/index.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
+import { instantiate, signIn } from './helpers/in-process.js';
+
+type Page = { items: Array<Record<string, unknown>>; total: number };
+
+/**
+ * SQLite, with a reads version as IndexedDB's copy has one (another object
+ * after every write), and a count of the lists the driver answered.
+ * `versioned: false` leaves the version out, as the SQL drivers do.
+ */
+function countingDriver({ versioned }: { versioned: boolean }) {
+  const driver = openSqliteStorage(':memory:');
+  let version = {};
+  const listed = new Map<string, number>();
+  const wrap = (name: string, repository: DriverRepository): DriverRepository => {
+    const changed = <T>(result: T): T => {
+      version = {};
+      return result;
+    };
+    return {
+      list: (query) => {
+        listed.set(name, (listed.get(name) ?? 0) + 1);
+        return repository.list(query);
+      },
+      get: (id) => repository.get(id),
+      count: (field, value) => repository.count(field, value),
+      insert: async (row) => changed(await repository.insert(row)),
+      update: async (id, patch) => changed(await repository.update(id, patch)),
+      delete: async (id) => changed(await repository.delete(id)),
+      ...(versioned ? { readsVersion: () => version } : {}),
+    };
+  };
+  const counted: StorageDriver = {
+    ...driver,
+    repository: (collection) => wrap(collection.name, driver.repository(collection)),
+    transaction: (work) =>
+      driver.transaction((scope) =>
+        work({ repository: (collection) => wrap(collection.name, scope.repository(collection)) }),
+      ),
+  };
+  return { driver: counted, listed: (name: string) => listed.get(name) ?? 0 };
+}
+
+// Profiles every user may list; each one's phone number is its owner's alone.
+const profiles = defineCollection({
+  name: 'profiles',
+  fields: {
+    nickname: field.text({ searchable: true }),
+    phone: field.text({ private: true }),
+    owner: field.reference('users', { readOnly: true }),
+  },
+  access: { list: 'user', read: 'user', create: 'owner', update: 'owner', delete: 'owner' },
+});
+// Notices a rule lets anyone list: the rule decides each time.
+let shown = true;
+const notices = defineCollection({
+  name: 'notices',
+  fields: { text: field.text() },
+  access: { list: () => shown, read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+});
+const app = createApp({
+  name: 'kept-lists',
+  modules: [
+    usersModule,
+    accountsModule,
+    defineModule({ name: 'profiles', collections: [profiles, notices] }),
+  ],
+});
+
+async function serve(versioned: boolean) {
+  const counting = countingDriver({ versioned });
+  const { request } = await instantiate(app, { driver: counting.driver });
+  const account = async (email: string) => (await signIn(request, email)).headers;
+  const list = async (path: string, headers?: Record<string, string>) => {
+    const response = await request(path, headers ? { headers } : { admin: true });
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      id: response.headers.get('x-request-id'),
+      body: (await response.json()) as Page,
+    };
+  };
+  return { request, account, list, listed: counting.listed };
+}
+
+describe('a list asked for again keeps its answer while storage says nothing changed', () => {
+  it('answers the same list again without reading, per caller: never another caller’s private fields', async () => {
+    const { request, account, list, listed } = await serve(true);
+    const ada = await account('ada@example.org');
+    const bob = await account('bob@example.org');
+    await request('/profiles', {
+      method: 'POST',
+      headers: ada,
+      json: { nickname: 'ada', phone: '+44 555 0100' },
+    });
+
+    const first = await list('/profiles?limit=5', ada);
+    expect(first.body.items).toEqual([expect.objectContaining({ nickname: 'ada', phone: '+44 555 0100' })]);
+    const reads = listed('profiles');
+    const again = await list('/profiles?limit=5', ada);
+    expect(listed('profiles')).toBe(reads); // answered from what was kept
+    expect(again).toMatchObject({ status: 200, type: 'application/json', body: first.body });
+    expect(again.id).not.toBe(first.id); // each answer has its own request id
+
+    // Bob asks for the same URL: his own answer, without Ada's phone number.
+    const bobs = await list('/profiles?limit=5', bob);
+    expect(listed('profiles')).toBe(reads + 1);
+    expect(bobs.body.items[0]).toMatchObject({ nickname: 'ada' });
+    expect(bobs.body.items[0]).not.toHaveProperty('phone');
+    expect((await list('/profiles?limit=5', bob)).body).toEqual(bobs.body);
+    expect(listed('profiles')).toBe(reads + 1);
+    // The admin token sees it; nobody at all is refused, as before.
+    expect((await list('/profiles?limit=5')).body.items[0]).toMatchObject({ phone: '+44 555 0100' });
+    expect((await list('/profiles?limit=5', {})).status).toBe(401);
+    // Another URL is another list.
+    expect((await list('/profiles?limit=4', ada)).body.total).toBe(1);
+    expect(listed('profiles')).toBe(reads + 3);
+
+    // A write changes the version: every list is read again.
+    await request('/profiles', {
+      method: 'POST',
+      headers: bob,
+      json: { nickname: 'bob', phone: '+44 555 0199' },
+    });
+    const after = await list('/profiles?limit=5', ada);
+    expect(listed('profiles')).toBe(reads + 4);
+    expect(after.body.total).toBe(2);
+    expect(after.body.items.find((item) => item.nickname === 'bob')).not.toHaveProperty('phone');
+    const renamed = (after.body.items.find((item) => item.nickname === 'ada') as { id: string }).id;
+    await request(`/profiles/${renamed}`, { method: 'PATCH', headers: ada, json: { nickname: 'ada l.' } });
+    expect((await list('/profiles?limit=5', ada)).body.items.map((item) => item.nickname).sort()).toEqual([
+      'ada l.',
+      'bob',
+    ]);
+  });
+
+  it('reads every time where a rule decides, or where storage keeps no version (the SQL drivers)', async () => {
+    const ruled = await serve(true);
+    await ruled.request('/notices', { method: 'POST', admin: true, json: { text: 'hello' } });
+    const anonymous = {};
+    expect((await ruled.list('/notices', anonymous)).body.total).toBe(1);
+    expect((await ruled.list('/notices', anonymous)).body.total).toBe(1);
+    expect(ruled.listed('notices')).toBe(2);
+    shown = false; // the rule answers otherwise, with nothing written
+    expect((await ruled.list('/notices', anonymous)).status).toBe(401);
+    shown = true;
+
+    const unversioned = await serve(false);
+    await unversioned.request('/notices', { method: 'POST', admin: true, json: { text: 'hello' } });
+    for (let i = 0; i < 3; i++) expect((await unversioned.list('/notices')).body.total).toBe(1);
+    expect(unversioned.listed('notices')).toBe(3);
+  });
+});
