@@ -102,3 +102,43 @@ describe('inputs that used to get a bare answer, a reset or a 500', () => {
     });
   });
 });
+
+describe('requests that arrive together', () => {
+  // The listener answers once the event loop has read every request that came with one (a turn of the loop):
+  // pipelined requests on one connection still get their answers in order, a body included. (As in any
+  // Node server, they are served side by side: a GET after a POST on the same connection may be answered
+  // before the POST has written.)
+  it('pipelined on one connection, each gets its own answer, in order, a POST body included', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken },
+    });
+    const body = JSON.stringify({ title: 'Pipelined', author: 'A. Writer', year: 2001 });
+    const raw = await rawExchange(
+      server.port,
+      [
+        'GET /books?limit=1 HTTP/1.1\r\nHost: x\r\nX-Request-Id: first\r\n\r\n',
+        `POST /books HTTP/1.1\r\nHost: x\r\nX-Request-Id: second\r\nAuthorization: Bearer ${adminToken}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        'GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Request-Id: third\r\n\r\n',
+        'GET /books?limit=2 HTTP/1.1\r\nHost: x\r\nX-Request-Id: fourth\r\nConnection: close\r\n\r\n',
+      ].join(''),
+    );
+    const answers = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map(statusLine)).toEqual([
+      'HTTP/1.1 200 OK',
+      'HTTP/1.1 201 Created',
+      'HTTP/1.1 404 Not Found',
+      'HTTP/1.1 200 OK',
+    ]);
+    expect(answers.map((answer) => /x-request-id: (\S+)/i.exec(answer)?.[1])).toEqual([
+      'first',
+      'second',
+      'third',
+      'fourth',
+    ]);
+    expect(bodyOf(answers[1]!)).toMatchObject({ title: 'Pipelined', year: 2001 });
+    expect(bodyOf(answers[0]!)).toMatchObject({ limit: 1 });
+    expect(bodyOf(answers[3]!)).toMatchObject({ limit: 2 });
+  });
+});
