@@ -1,3 +1,5 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp, defineModule, defineRoute, type Logger } from '../src/core/index.js';
 import { HttpListener } from '../src/node/http-listener.js';
@@ -140,6 +142,40 @@ describe('what the promise-free path must not change', () => {
       expect(response.status).toBe(500);
       expect(((await response.json()) as { code: string }).code).toBe('BERTH_INTERNAL');
       expect(logged).toEqual(['could not write the response to GET /odd']);
+      expect(listener.inFlight).toBe(0);
+    } finally {
+      await listener.close(100);
+    }
+  });
+
+  it('a request whose client left before its turn came is not answered, and not left in flight', async () => {
+    const { instance } = await instantiate(app);
+    const answered: string[] = [];
+    const listener = new HttpListener(
+      {
+        ...instance,
+        respond: (request, runtime) => {
+          answered.push(new URL(request.url).pathname);
+          return instance.respond(request, runtime);
+        },
+      },
+      { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    );
+    // As Node hands a request over; its answer waits for the loop's turn, and the client leaves before it.
+    const incoming = new IncomingMessage(new Socket());
+    Object.assign(incoming, { method: 'GET', url: '/books', headers: { host: 'localhost' } });
+    const outgoing = new ServerResponse(incoming);
+    listener.server.emit('request', incoming, outgoing);
+    expect(listener.inFlight).toBe(1);
+    outgoing.destroy();
+    await new Promise((done) => setImmediate(done));
+    expect(answered).toEqual([]);
+    expect(listener.inFlight).toBe(0);
+    // A request that stays is answered at its turn.
+    const { port } = await listener.listen(0, '127.0.0.1', 'the test');
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/books?limit=1`)).status).toBe(200);
+      expect(answered).toEqual(['/books']);
       expect(listener.inFlight).toBe(0);
     } finally {
       await listener.close(100);

@@ -17,9 +17,10 @@ type Page = { items: Array<Record<string, unknown>>; total: number };
 /**
  * SQLite, with a reads version as IndexedDB's copy has one (another object
  * after every write), and a count of the lists the driver answered.
- * `versioned: false` leaves the version out, as the SQL drivers do.
+ * `versioned: false` leaves the version out, as the SQL drivers do;
+ * `'number'` answers a number, against the contract (a driver in JavaScript could).
  */
-function countingDriver({ versioned }: { versioned: boolean }) {
+function countingDriver({ versioned }: { versioned: boolean | 'number' }) {
   const driver = openSqliteStorage(':memory:');
   let version = {};
   const listed = new Map<string, number>();
@@ -38,7 +39,11 @@ function countingDriver({ versioned }: { versioned: boolean }) {
       insert: async (row) => changed(await repository.insert(row)),
       update: async (id, patch) => changed(await repository.update(id, patch)),
       delete: async (id) => changed(await repository.delete(id)),
-      ...(versioned ? { readsVersion: () => version } : {}),
+      ...(versioned === 'number'
+        ? { readsVersion: () => 1 as unknown as object }
+        : versioned
+          ? { readsVersion: () => version }
+          : {}),
     };
   };
   const counted: StorageDriver = {
@@ -69,16 +74,34 @@ const notices = defineCollection({
   fields: { text: field.text() },
   access: { list: () => shown, read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
 });
+// Each user's diary entries, listed to their owner alone.
+const diaries = defineCollection({
+  name: 'diaries',
+  fields: { entry: field.text(), owner: field.reference('users', { readOnly: true }) },
+  access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
+});
+// Boards anyone may list.
+const boards = defineCollection({
+  name: 'boards',
+  fields: { title: field.text() },
+  access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+});
+// Long pages: a list of them is too long to keep.
+const pages = defineCollection({
+  name: 'pages',
+  fields: { text: field.text({ max: 20_000 }) },
+  access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+});
 const app = createApp({
   name: 'kept-lists',
   modules: [
     usersModule,
     accountsModule,
-    defineModule({ name: 'profiles', collections: [profiles, notices] }),
+    defineModule({ name: 'profiles', collections: [profiles, notices, diaries, boards, pages] }),
   ],
 });
 
-async function serve(versioned: boolean) {
+async function serve(versioned: boolean | 'number') {
   const counting = countingDriver({ versioned });
   const { request } = await instantiate(app, { driver: counting.driver });
   const account = async (email: string) => (await signIn(request, email)).headers;
@@ -137,6 +160,16 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     expect(listed('profiles')).toBe(reads + 4);
     expect(after.body.total).toBe(2);
     expect(after.body.items.find((item) => item.nickname === 'bob')).not.toHaveProperty('phone');
+    // A list kept to its owner's records: each owner's own.
+    await request('/diaries', { method: 'POST', headers: ada, json: { entry: 'ada’s day' } });
+    await request('/diaries', { method: 'POST', headers: bob, json: { entry: 'bob’s day' } });
+    const entries = async (headers: Record<string, string>) =>
+      (await list('/diaries', headers)).body.items.map((item) => item.entry);
+    expect(await entries(ada)).toEqual(['ada’s day']);
+    expect(await entries(ada)).toEqual(['ada’s day']);
+    expect(await entries(bob)).toEqual(['bob’s day']);
+    expect(listed('diaries')).toBe(2);
+
     const renamed = (after.body.items.find((item) => item.nickname === 'ada') as { id: string }).id;
     await request(`/profiles/${renamed}`, { method: 'PATCH', headers: ada, json: { nickname: 'ada l.' } });
     expect((await list('/profiles?limit=5', ada)).body.items.map((item) => item.nickname).sort()).toEqual([
@@ -145,7 +178,7 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     ]);
   });
 
-  it('reads every time where a rule decides, or where storage keeps no version (the SQL drivers)', async () => {
+  it('reads every time where a rule decides or storage keeps no version (the SQL drivers); never another storage’s', async () => {
     const ruled = await serve(true);
     await ruled.request('/notices', { method: 'POST', admin: true, json: { text: 'hello' } });
     const anonymous = {};
@@ -155,6 +188,34 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     shown = false; // the rule answers otherwise, with nothing written
     expect((await ruled.list('/notices', anonymous)).status).toBe(401);
     shown = true;
+
+    // Two instances of one app on two storages: each answers its own lists.
+    const [one, two] = [await serve(true), await serve(true)];
+    await one.request('/boards', { method: 'POST', admin: true, json: { title: 'one' } });
+    await two.request('/boards', { method: 'POST', admin: true, json: { title: 'two' } });
+    for (let i = 0; i < 2; i++) {
+      expect((await one.list('/boards')).body.items.map((item) => item.title)).toEqual(['one']);
+      expect((await two.list('/boards')).body.items.map((item) => item.title)).toEqual(['two']);
+    }
+    expect([one.listed('boards'), two.listed('boards')]).toEqual([1, 1]);
+
+    // A list longer than a quarter of what a collection keeps (2 Mi characters) is answered anew each time.
+    for (let i = 0; i < 30; i++) {
+      await one.request('/pages', {
+        method: 'POST',
+        admin: true,
+        json: { text: `${i} `.padEnd(20_000, '·') },
+      });
+    }
+    for (let i = 0; i < 2; i++) expect((await one.list('/pages?limit=30')).body.total).toBe(30);
+    expect(one.listed('pages')).toBe(2);
+    for (let i = 0; i < 2; i++) expect((await one.list('/pages?limit=3')).body.items).toHaveLength(3);
+    expect(one.listed('pages')).toBe(3);
+
+    // A version that is not an object: nothing is kept, and nothing fails.
+    const numbered = await serve('number');
+    for (let i = 0; i < 2; i++) expect((await numbered.list('/boards')).status).toBe(200);
+    expect(numbered.listed('boards')).toBe(2);
 
     const unversioned = await serve(false);
     await unversioned.request('/notices', { method: 'POST', admin: true, json: { text: 'hello' } });

@@ -33,7 +33,7 @@ interface Reads {
   list(query: ListQuery): Eventually<ListResult<Row>>;
   get(id: string): Eventually<Row | undefined>;
   /** The driver's `readsVersion`, when it has one. */
-  version?(): unknown;
+  readsVersion?(): object | undefined;
 }
 
 const readsKey = Symbol('reads at once');
@@ -279,7 +279,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       get: (id) => raw().get(id),
     };
     // Only a driver that keeps a version has one to ask for (SQL drivers do not: nothing to call per list).
-    if (raw().readsVersion) reads.version = () => raw().readsVersion!();
+    if (raw().readsVersion) reads.readsVersion = () => raw().readsVersion!();
     const repository: Repository & { [readsKey]: Reads } = {
       list: (query: ListQuery) => promised(() => reads.list(query)) as Promise<ListResult<AnyRecord>>,
       get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,

@@ -134,31 +134,38 @@ const nextLinks = new WeakMap<ParsedListQuery, { url: string; link: string }>();
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
-/** How many lists of one collection keep their answer at a time. */
+/** How many lists of one collection keep their answer at a time, and how many characters of JSON in all. */
 const keptLists = 64;
+const keptCharacters = 2 ** 21;
 
 /**
  * The serialized answers of one collection's lists, by caller and URL, kept
- * while its storage's reads version stays the same (IndexedDB's in-memory
- * copy: until a change). A list asked for again is answered without reading
- * or serializing: in the page, serializing is most of a list's cost.
+ * under the storage's reads version they were made under (IndexedDB's
+ * in-memory copy: until it changes): a list asked for again is answered
+ * without reading or serializing, which in the page is most of a list's
+ * cost. Each version object has its own answers, so instances of one app
+ * on different storages never share them, and a version the driver has
+ * dropped takes its answers with it. At most 64 answers and 2 Mi
+ * characters of JSON a version; a list longer than a quarter of that is
+ * answered anew each time.
  */
 class KeptLists {
-  #version: unknown;
-  readonly #answers = new Map<string, string>();
+  readonly #byVersion = new WeakMap<object, { answers: Map<string, string>; characters: number }>();
 
-  /** The answer kept for this key, when the reads version is still the one it was kept under. */
-  get(version: unknown, key: string): string | undefined {
-    if (version === this.#version) return this.#answers.get(key);
-    this.#answers.clear();
-    this.#version = version;
-    return undefined;
+  get(version: object, key: string): string | undefined {
+    return this.#byVersion.get(version)?.answers.get(key);
   }
 
-  set(version: unknown, key: string, json: string): void {
-    if (version !== this.#version) return;
-    if (this.#answers.size >= keptLists) this.#answers.clear();
-    this.#answers.set(key, json);
+  set(version: object, key: string, json: string): void {
+    if (json.length > keptCharacters / 4) return; // a very long list is answered anew each time
+    let kept = this.#byVersion.get(version);
+    if (!kept) this.#byVersion.set(version, (kept = { answers: new Map(), characters: 0 }));
+    else if (kept.answers.size >= keptLists || kept.characters + json.length > keptCharacters) {
+      kept.answers.clear();
+      kept.characters = 0;
+    }
+    kept.answers.set(key, json);
+    kept.characters += json.length;
   }
 }
 
@@ -304,7 +311,9 @@ export function resourceRoutes(
           if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
           const reads = readsOf(services.storage.repository(collection));
           // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
-          const version = keepable ? reads.version?.() : undefined;
+          const answered = keepable ? reads.readsVersion?.() : undefined;
+          // An object, as the contract says (a driver written in JavaScript could answer anything).
+          const version = typeof answered === 'object' && answered !== null ? answered : undefined;
           const key = version === undefined ? '' : `${callerKey(caller)}\n${request.url}`;
           if (version !== undefined) {
             const json = kept.get(version, key);

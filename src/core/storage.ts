@@ -47,15 +47,16 @@ export interface DriverRepository {
   list(query: ListQuery): Eventually<ListResult<Row>>;
   get(id: string): Eventually<Row | undefined>;
   /**
-   * Optional: a value that stays the same (`===`) for as long as every read
-   * of the collection answers the same, and is another one after any change
+   * Optional: an object that stays the same for as long as every read of
+   * the collection answers the same, and is a new object after any change
    * this context can see (its own writes, and another context's once told
-   * of it); `undefined` when it cannot tell. While it stays the same, a
-   * repeated list keeps its serialized answer (resource.ts). IndexedDB's
-   * in-memory copy has one; the SQL drivers, whose files and servers other
-   * processes write to, have none.
+   * of it); `undefined` when it cannot tell. Never an object another
+   * storage could answer too: answers kept under it are this storage's.
+   * While it stays the same, a repeated list keeps its serialized answer
+   * (resource.ts). IndexedDB's in-memory copy has one; the SQL drivers,
+   * whose files and servers other processes write to, have none.
    */
-  readsVersion?(): unknown;
+  readsVersion?(): object | undefined;
   /** How many records hold this value in this field (references). */
   count(field: string, value: unknown): Promise<number>;
   insert(row: Row): Promise<Row>;

@@ -45,6 +45,11 @@ export class HttpListener {
     // Settles once the response has been handed to the socket. The adapter answers its own errors,
     // except one writing a ready response (a header Node refuses): that one is answered here.
     const answer = (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+      // The client left before its turn came (its connection closed): nobody to answer, nothing to wait for.
+      if (outgoing.destroyed) {
+        finished();
+        return;
+      }
       listener(incoming, outgoing).then(finished, (error: unknown) => {
         this.#unwritable(error, incoming, outgoing);
         finished();

@@ -252,7 +252,7 @@ interface Store {
   /** The copy's rows in the orders lists asked for; a new, empty one whenever the copy changes. */
   inOrder(): RowsInOrder;
   /** While the copy is loaded, an object that is another one after every change; undefined before. */
-  version(): unknown;
+  version(): object | undefined;
   table(): Table;
   /** Keeps this context's copy current after a write, and tells the other contexts theirs is stale. */
   wrote(change: { put?: Row; removed?: string }): void;
@@ -271,7 +271,7 @@ function createStore(table: () => Table, collection: CollectionDefinition, chann
   let cache: Map<string, Row> | undefined;
   let inOrder: RowsInOrder = new Map();
   /** Another object with every change of the copy: what `readsVersion` answers. */
-  let version = {};
+  let version: object = {};
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', () => {
     cache = undefined;
