@@ -278,8 +278,14 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       list: (query) => raw().list(query),
       get: (id) => raw().get(id),
     };
-    // Only a driver that keeps a version has one to ask for (SQL drivers do not: nothing to call per list).
-    if (raw().readsVersion) reads.readsVersion = () => raw().readsVersion!();
+    // Only a driver that keeps a version has one to ask for (SQL drivers do not: nothing to call per list);
+    // anything but an object, against the contract (a driver in JavaScript could answer it), is none.
+    if (raw().readsVersion) {
+      reads.readsVersion = () => {
+        const version = raw().readsVersion!();
+        return typeof version === 'object' && version !== null ? version : undefined;
+      };
+    }
     const repository: Repository & { [readsKey]: Reads } = {
       list: (query: ListQuery) => promised(() => reads.list(query)) as Promise<ListResult<AnyRecord>>,
       get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,

@@ -311,9 +311,7 @@ export function resourceRoutes(
           if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
           const reads = readsOf(services.storage.repository(collection));
           // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
-          const answered = keepable ? reads.readsVersion?.() : undefined;
-          // An object, as the contract says (a driver written in JavaScript could answer anything).
-          const version = typeof answered === 'object' && answered !== null ? answered : undefined;
+          const version = keepable ? reads.readsVersion?.() : undefined;
           const key = version === undefined ? '' : `${callerKey(caller)}\n${request.url}`;
           if (version !== undefined) {
             const json = kept.get(version, key);
