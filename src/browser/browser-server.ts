@@ -100,6 +100,8 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   const instance = app.instantiate({
     storage,
     logger: options.logger ?? silentLogger,
+    // Without a logger nobody reads the request entries: none is made (no clock, no entry per request).
+    logRequest: options.logger ? undefined : null,
     events,
     mode: 'release',
     bodyLimit: 1024 * 1024,
