@@ -199,7 +199,7 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     }
     expect([one.listed('boards'), two.listed('boards')]).toEqual([1, 1]);
 
-    // A list longer than a quarter of what a collection keeps (2 Mi characters) is answered anew each time.
+    // A list longer than a quarter of what a collection keeps (2 MiB of UTF-8) is answered anew each time.
     for (let i = 0; i < 30; i++) {
       await one.request('/pages', {
         method: 'POST',
@@ -211,6 +211,9 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     expect(one.listed('pages')).toBe(2);
     for (let i = 0; i < 2; i++) expect((await one.list('/pages?limit=3')).body.items).toHaveLength(3);
     expect(one.listed('pages')).toBe(3);
+    // Counted in bytes: 15 pages are under a quarter in characters (300k) but over it in UTF-8 (about 600 KB).
+    for (let i = 0; i < 2; i++) expect((await one.list('/pages?limit=15')).body.items).toHaveLength(15);
+    expect(one.listed('pages')).toBe(5);
 
     // A version that is not an object: nothing is kept, and nothing fails.
     const numbered = await serve('number');

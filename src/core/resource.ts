@@ -134,38 +134,48 @@ const nextLinks = new WeakMap<ParsedListQuery, { url: string; link: string }>();
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
-/** How many lists of one collection keep their answer at a time, and how many characters of JSON in all. */
+/** How many lists of one collection keep their answer at a time, and how many bytes of JSON in all. */
 const keptLists = 64;
-const keptCharacters = 2 ** 21;
+const keptBytes = 2 ** 21;
+const utf8 = new TextEncoder();
 
 /**
  * The serialized answers of one collection's lists, by caller and URL, kept
  * under the storage's reads version they were made under (IndexedDB's
  * in-memory copy: until it changes): a list asked for again is answered
  * without reading or serializing, which in the page is most of a list's
- * cost. Each version object has its own answers, so instances of one app
- * on different storages never share them, and a version the driver has
- * dropped takes its answers with it. At most 64 answers and 2 Mi
- * characters of JSON a version; a list longer than a quarter of that is
- * answered anew each time.
+ * cost. Each answer is kept encoded (UTF-8): a browser makes a Response
+ * from bytes, and reads it back, faster than from a string. Each version
+ * object has its own answers, so instances of one app on different
+ * storages never share them, and a version the driver has dropped takes
+ * its answers with it. At most 64 answers and 2 MiB of JSON a version; a
+ * list longer than a quarter of that is answered anew each time.
  */
 class KeptLists {
-  readonly #byVersion = new WeakMap<object, { answers: Map<string, string>; characters: number }>();
+  readonly #byVersion = new WeakMap<
+    object,
+    { answers: Map<string, Uint8Array<ArrayBuffer>>; bytes: number }
+  >();
 
-  get(version: object, key: string): string | undefined {
+  get(version: object, key: string): Uint8Array<ArrayBuffer> | undefined {
     return this.#byVersion.get(version)?.answers.get(key);
   }
 
-  set(version: object, key: string, json: string): void {
-    if (json.length > keptCharacters / 4) return; // a very long list is answered anew each time
+  /** Keeps `json` when it is short enough; answers what to send (its bytes, or the string itself). */
+  set(version: object, key: string, json: string): string | Uint8Array<ArrayBuffer> {
+    // A very long list is answered anew each time (a character is a byte or more: no need to encode it to tell).
+    if (json.length > keptBytes / 4) return json;
+    const bytes = utf8.encode(json);
+    if (bytes.byteLength > keptBytes / 4) return bytes;
     let kept = this.#byVersion.get(version);
-    if (!kept) this.#byVersion.set(version, (kept = { answers: new Map(), characters: 0 }));
-    else if (kept.answers.size >= keptLists || kept.characters + json.length > keptCharacters) {
+    if (!kept) this.#byVersion.set(version, (kept = { answers: new Map(), bytes: 0 }));
+    else if (kept.answers.size >= keptLists || kept.bytes + bytes.byteLength > keptBytes) {
       kept.answers.clear();
-      kept.characters = 0;
+      kept.bytes = 0;
     }
-    kept.answers.set(key, json);
-    kept.characters += json.length;
+    kept.answers.set(key, bytes);
+    kept.bytes += bytes.byteLength;
+    return bytes;
   }
 }
 
@@ -314,8 +324,8 @@ export function resourceRoutes(
           const version = keepable ? reads.readsVersion?.() : undefined;
           const key = version === undefined ? '' : `${callerKey(caller)}\n${request.url}`;
           if (version !== undefined) {
-            const json = kept.get(version, key);
-            if (json !== undefined) return jsonAnswer(json, 200, requestId);
+            const answer = kept.get(version, key);
+            if (answer !== undefined) return jsonAnswer(answer, 200, requestId);
           }
           const keyset = parsed.cursor !== undefined;
           const found = reads.list(keyset ? { ...query, limit: parsed.limit + 1 } : query);
@@ -330,9 +340,7 @@ export function resourceRoutes(
               next: nextLink(request, parsed, shown, more),
             };
             if (version === undefined) return answer;
-            const json = JSON.stringify(answer);
-            kept.set(version, key, json);
-            return jsonAnswer(json, 200, requestId);
+            return jsonAnswer(kept.set(version, key, JSON.stringify(answer)), 200, requestId);
           });
         },
       }),

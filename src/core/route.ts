@@ -256,8 +256,12 @@ export function defineRoute<
   return route;
 }
 
-/** A JSON route's answer: the body as serialized, its status, and the request's id. */
-export const jsonAnswer = (json: string, status: number, requestId: string): Response =>
+/** A JSON route's answer: the body as serialized (or its UTF-8 bytes), its status, and the request's id. */
+export const jsonAnswer = (
+  json: string | Uint8Array<ArrayBuffer>,
+  status: number,
+  requestId: string,
+): Response =>
   new Response(json, {
     status,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId },
