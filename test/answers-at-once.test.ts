@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createApp, defineModule, defineRoute, type Logger } from '../src/core/index.js';
+import { createApp, defineModule, defineRoute, silentLogger, type Logger } from '../src/core/index.js';
 import { HttpListener } from '../src/node/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { adminToken, instantiate } from './helpers/in-process.js';
@@ -159,7 +159,7 @@ describe('what the promise-free path must not change', () => {
           return instance.respond(request, runtime);
         },
       },
-      { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+      silentLogger,
     );
     // As Node hands a request over; its answer waits for the loop's turn, and the client leaves before it.
     const incoming = new IncomingMessage(new Socket());

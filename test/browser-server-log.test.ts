@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer } from '../src/browser/browser-server.js';
-import { usersModule, type Logger } from '../src/index.js';
+import { silentLogger, usersModule, type Logger } from '../src/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
-/** A logger that keeps what it is given at info level. */
+/** The silent logger, but keeping what it is given at info level. */
 function recordingLogger() {
   const infos: Array<{ entry: unknown; message: string | undefined }> = [];
   const logger: Logger = {
-    debug() {},
-    info(entry: unknown, message?: string) {
-      infos.push({ entry, message });
-    },
-    warn() {},
-    error() {},
+    ...silentLogger,
+    info: (entry, message) => void infos.push({ entry, message }),
   };
   return { logger, infos };
 }
