@@ -6,7 +6,7 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
   build: {
     outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
     emptyOutDir: true,
