@@ -33,6 +33,11 @@ function alreadySent(status: number): Response {
   });
 }
 
+/** A connection that failed (reset, broken pipe): only it ends. */
+function dropSocket(this: Duplex): void {
+  this.destroy();
+}
+
 /** Realtime on Node: socket.io at the app's realtime path and a WebSocket per channel. */
 export interface NodeRealtime {
   /** For the app's transport routes (GET and POST `/{path}/*`). */
@@ -130,6 +135,10 @@ export async function createNodeRealtime(
   const channelPaths = new Set(app.channels.map((channel) => `/${channel.name}`));
 
   const onUpgrade = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    // Node hands the socket over with no error listener of its own: a reset, or a write after the
+    // client left, would be an unhandled 'error' that ends the process. This one stays for the
+    // socket's whole life, whichever branch below takes it (ws and engine.io add their own too).
+    socket.on('error', dropSocket);
     const url = request.url ?? '/';
     const pathname = url.split('?', 1)[0]!;
     if (!pathname.startsWith(prefix) && !channelPaths.has(pathname)) {
