@@ -41,10 +41,10 @@ describe('list queries kept parsed', () => {
     };
     const once = await ask('/books?sort=-year&limit=2');
     expect(once.status).toBe(200);
-    expect(once.body.next).toBe('/books?sort=-year&limit=2&offset=2');
+    expect(once.body.next).toMatch(/^\/books\?sort=-year&limit=2&cursor=[\w-]+$/);
     expect(await ask('/books?sort=-year&limit=2')).toEqual(once);
     const second = await ask('/books?sort=-year&limit=2&offset=2');
-    expect(second.body.next).toBe('/books?sort=-year&limit=2&offset=4');
+    expect(await ask(once.body.next as string)).toMatchObject({ body: { items: second.body.items } });
     expect((await ask('/books?sort=-year&limit=2&offset=2')).body.next).toBe(second.body.next);
     expect((await ask('/books?sort=-year&limit=2&offset=6')).body.next).toBeNull();
     const years = (once.body.items as Array<{ year: number }>).map(({ year }) => year);

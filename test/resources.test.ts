@@ -210,6 +210,6 @@ describe('resources: access, references, kinds', () => {
     ).body;
     expect(page.items.map((book) => book.year)).toEqual([1969, 1968]);
     const next = (await read<Page>(await app.request('/books?limit=2'))).body.next;
-    expect(next).toBe('/books?limit=2&offset=2');
+    expect(next).toMatch(/^\/books\?limit=2&cursor=[\w-]+$/);
   });
 });

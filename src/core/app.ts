@@ -782,6 +782,9 @@ function routeHandler(
   };
 }
 
+/** 503s that say a request asked for too much work, not that the server failed: a warning, without a stack. */
+const loadRefusals: ReadonlySet<string> = new Set(['BERTH_QUERY_TIMEOUT', 'BERTH_BUSY']);
+
 async function errorResponse(
   error: Error,
   env: DispatchEnv,
@@ -803,7 +806,9 @@ async function errorResponse(
       ...(error.errors ? { errors: error.errors } : {}),
       ...(error.hint ? { hint: error.hint } : {}),
     });
-    if (problem.status >= 500) services.logger.error({ requestId, err: error.cause ?? error }, error.message);
+    if (loadRefusals.has(error.code)) services.logger.warn({ requestId, code: error.code }, error.message);
+    else if (problem.status >= 500)
+      services.logger.error({ requestId, err: error.cause ?? error }, error.message);
     return problemResponse(problem, { ...error.headers, 'x-request-id': requestId });
   }
   services.logger.error({ requestId, err: error }, `unexpected error in ${where}`);

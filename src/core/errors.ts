@@ -104,6 +104,16 @@ export const errorCatalogue = {
     title: 'Not ready',
     hint: 'The server is shutting down or cannot reach its storage: send traffic to another instance, or retry once GET /readyz answers 200.',
   },
+  BERTH_QUERY_TIMEOUT: {
+    status: 503,
+    title: 'Query took too long',
+    hint: 'Narrow the query: filter or sort by indexed fields, search with fewer words, page with the "next" link; or raise "queryTimeout" in berth.config.json (BERTH_QUERY_TIMEOUT).',
+  },
+  BERTH_BUSY: {
+    status: 503,
+    title: 'Server busy',
+    hint: 'Too much long work waits already: retry after the time in Retry-After, or narrow the query.',
+  },
   BERTH_UNAVAILABLE: {
     status: 503,
     title: 'Service unavailable',

@@ -7,6 +7,12 @@ import type { Condition, ListQuery } from './storage.js';
 export const maxSortKeys = 3;
 export const defaultLimit = 20;
 export const maxLimit = 100;
+/**
+ * The deepest `offset`: reaching a page by offset reads every record before
+ * it, so deeper pages are reached by cursor (the `next` link), which costs
+ * the same at any depth.
+ */
+export const maxOffset = 10_000;
 
 type Operator = Condition['op'];
 
@@ -182,7 +188,7 @@ function deepFreeze<T>(value: T): T {
  * Reads the query string of `GET /<collection>`: equality by field
  * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
  * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
- * once), `limit` (1–100), and `offset` or an opaque `cursor`; the
+ * once), `limit` (1–100), and `offset` (at most 10,000) or an opaque `cursor`; the
  * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
  * one entry of a 422: an unknown field or operator names itself and what
  * there is instead.
@@ -211,6 +217,11 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
       if (key === 'limit' && !(number >= 1 && number <= maxLimit))
         fail(given, `use a whole number from 1 to ${maxLimit}`);
       else if (key === 'offset' && Number.isNaN(number)) fail(given, 'use a whole number, 0 or more');
+      else if (key === 'offset' && number > maxOffset)
+        fail(
+          given,
+          `at most ${maxOffset}: to go deeper, follow the "next" link of a page (it pages by cursor, at any depth), or narrow the query`,
+        );
       else if (key === 'limit') limit = number;
       else offset = number;
       continue;

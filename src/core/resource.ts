@@ -5,6 +5,7 @@ import {
   encodeCursor,
   filterableFields,
   maxLimit,
+  maxOffset,
   operatorsOf,
   parseListQuery,
   parseListQueryString,
@@ -95,7 +96,13 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: 20 },
     },
-    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+    {
+      name: 'offset',
+      in: 'query',
+      required: false,
+      description: `Records to skip, at most ${maxOffset}; deeper pages are reached by the "next" link (a cursor).`,
+      schema: { type: 'integer', minimum: 0, maximum: maxOffset, default: 0 },
+    },
     {
       name: 'cursor',
       in: 'query',
@@ -107,30 +114,21 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
   return parameters;
 }
 
-/** The link to the page after this one, or null on the last. */
+/**
+ * The link to the page after this one, or null on the last: a cursor (the
+ * sort keys of this page's last record), whichever way this page was asked
+ * for, so following `next` costs the same at any depth.
+ */
 function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more: boolean): string | null {
   if (!more) return null;
-  // A page by offset links to the same next page every time its URL is asked for again.
-  const byOffset = parsed.cursor === undefined;
-  const known = byOffset ? nextLinks.get(parsed) : undefined;
-  if (known?.url === request.url) return known.link;
   const url = new URL(request.url);
-  if (parsed.cursor !== undefined) {
-    const last = items[items.length - 1]!;
-    const keys = parsed.query.orderBy!.filter(({ field }) => field !== 'id');
-    const values = [...keys.map(({ field }) => last[field] ?? null), last.id];
-    url.searchParams.set('cursor', encodeCursor(values));
-  } else {
-    url.searchParams.set('offset', String(parsed.offset + parsed.limit));
-  }
+  const last = items[items.length - 1]!;
+  const keys = parsed.query.orderBy!.filter(({ field }) => field !== 'id');
+  url.searchParams.delete('offset');
+  url.searchParams.set('cursor', encodeCursor([...keys.map(({ field }) => last[field] ?? null), last.id]));
   url.searchParams.set('limit', String(parsed.limit));
-  const link = `${url.pathname}${url.search}`;
-  if (byOffset) nextLinks.set(parsed, { url: request.url, link });
-  return link;
+  return `${url.pathname}${url.search}`;
 }
-
-/** The next link last made for a parsed query (one per query string, kept while it is: list-query.ts). */
-const nextLinks = new WeakMap<ParsedListQuery, { url: string; link: string }>();
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 

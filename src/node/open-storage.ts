@@ -9,12 +9,13 @@ export const sqliteFileName = 'berth.sqlite';
 
 /** PostgreSQL when `DATABASE_URL` is set, else the embedded SQLite file in the data directory. */
 export function openStorage(
-  settings: Pick<Settings, 'databaseUrl' | 'dataDir'>,
+  settings: Pick<Settings, 'databaseUrl' | 'dataDir' | 'queryTimeout'>,
   logger: Logger,
 ): StorageDriver {
   const url = settings.databaseUrl.value;
   if (url) {
     return openPostgresStorage(url, {
+      queryTimeout: settings.queryTimeout.value,
       onError: (error) =>
         logger.warn({ reason: error.message }, `PostgreSQL connection lost: ${error.message}`),
     });

@@ -229,6 +229,17 @@ export const settingTable = {
     live: true,
     description: 'how long shutdown waits for requests in flight, in ms',
   }),
+  queryTimeout: setting<number>({
+    label: 'query timeout',
+    variable: 'BERTH_QUERY_TIMEOUT',
+    key: 'queryTimeout',
+    config: z.number().int().min(0),
+    fallback: 10_000,
+    parse: wholeNumber(0, 'query timeout (milliseconds)'),
+    live: false,
+    description:
+      'PostgreSQL: the longest a statement may run, in ms (0: no limit; migrations have none); one that runs longer answers 503. SQLite runs long reads on a thread of their own instead',
+  }),
   batchMaxRequests: setting<number>({
     label: 'batch request limit',
     variable: 'BERTH_BATCH_MAX_REQUESTS',

@@ -58,6 +58,8 @@ export const postgresDialect: SqlDialect = {
     if (code === '23505')
       return { conflict: /_(\w+?)_unique$/.exec(constraint ?? '')?.[1] ?? 'value in a unique field' };
     if (code === '40001' || code === '40P01') return { unavailable: true, retryAfter: '1' };
+    // statement_timeout (57014 is also a cancel request, which Berth never sends).
+    if (code === '57014') return { timedOut: true };
     if (
       (code && (unavailableCodes.has(code) || code.startsWith('08'))) ||
       /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(
@@ -90,7 +92,13 @@ const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
  */
 export function openPostgresStorage(
   url: string,
-  options: { schema?: string; max?: number; onError?: (error: Error) => void } = {},
+  options: {
+    schema?: string;
+    max?: number;
+    /** The longest a statement may run outside migrations, in ms (0: no limit). */
+    queryTimeout?: number;
+    onError?: (error: Error) => void;
+  } = {},
 ): StorageDriver {
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
     throw new Error(`schema "${options.schema}" must be lower-case letters, digits and underscores`);
@@ -102,6 +110,7 @@ export function openPostgresStorage(
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
     types: typesOf(pg),
+    ...(options.queryTimeout ? { statement_timeout: options.queryTimeout } : {}),
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client losing its connection (server restart) must not crash the process.
@@ -149,6 +158,8 @@ export function openPostgresStorage(
       try {
         await client.query('BEGIN');
         if (transactionOptions?.migration) {
+          // A migration may rewrite or index a large table: the query timeout is for requests.
+          await client.query('SET LOCAL statement_timeout = 0');
           await client.query("SELECT pg_advisory_xact_lock(hashtext('berth_migrations'))");
           if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(options.schema)}`);
         } else {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
@@ -60,6 +61,53 @@ export const sqliteDialect: SqlDialect = {
   },
 };
 
+/** A prepared statement, and where it runs when it is a read outside a transaction (worked out at its first). */
+interface Prepared {
+  statement: Database.Statement;
+  lane: 'inline' | 'reader' | undefined;
+}
+
+/** Rows a table holds (about) before a read that scans or sorts it all goes to the reader thread. */
+export const inlineRows = 10_000;
+/** A read that took longer than this on the event loop goes to the reader thread from then on. */
+const slowReadMs = 20;
+
+/** What SQLite plans to do for a statement, one line a step (`SCAN books`, `USE TEMP B-TREE FOR ORDER BY`). */
+function planOf(db: Database.Database, sql: string, params: readonly unknown[]): string[] {
+  try {
+    return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map(
+      (step) => step.detail,
+    );
+  } catch {
+    return []; // the statement itself will say what is wrong with it
+  }
+}
+
+/**
+ * Where a read runs, by its plan: on the reader thread when it scans a
+ * large table or sorts its rows (work that grows with the table), at once
+ * otherwise. Walking an index in order with a LIMIT and no WHERE stops
+ * after the page (and the offset, which is bounded), so it stays.
+ */
+export function laneOf(
+  plan: readonly string[],
+  sql: string,
+  rowsOf: (table: string) => number,
+): 'inline' | 'reader' {
+  const pageByIndex = / LIMIT \d+/.test(sql) && !sql.includes(' WHERE ');
+  const tables = new Set<string>();
+  const scanned = new Set<string>();
+  let sorts = false;
+  for (const step of plan) {
+    const access = /^(SCAN|SEARCH) (\S+)( USING (?:COVERING )?INDEX)?/.exec(step);
+    if (access) {
+      tables.add(access[2]!);
+      if (access[1] === 'SCAN' && !(access[3] && pageByIndex)) scanned.add(access[2]!);
+    } else if (step.includes('TEMP B-TREE')) sorts = true;
+  }
+  return [...(sorts ? tables : scanned)].some((table) => rowsOf(table) > inlineRows) ? 'reader' : 'inline';
+}
+
 /** Pages copied per step of an online backup: the event loop runs between steps. */
 const backupStep = 1000;
 
@@ -111,20 +159,49 @@ export function openSqliteStorage(file: string): StorageDriver {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  const statements = new LruCache<string, Database.Statement>(statementCacheLimit);
-  const prepare = (sql: string): Database.Statement =>
-    statements.get(sql) ?? statements.set(sql, db.prepare(sql));
+  const statements = new LruCache<string, Prepared>(statementCacheLimit);
+  const prepared = (sql: string): Prepared =>
+    statements.get(sql) ?? statements.set(sql, { statement: db.prepare(sql), lane: undefined });
   /** The statements themselves, at once; the two connections below differ only in when they run them. */
   const run = {
-    all: (sql: string, params: readonly unknown[]) => prepare(sql).all(...params) as SqlRow[],
-    one: (sql: string, params: readonly unknown[]) => prepare(sql).get(...params) as SqlRow | undefined,
-    changes: (sql: string, params: readonly unknown[]) => prepare(sql).run(...params).changes,
+    all: (sql: string, params: readonly unknown[]) => prepared(sql).statement.all(...params) as SqlRow[],
+    one: (sql: string, params: readonly unknown[]) =>
+      prepared(sql).statement.get(...params) as SqlRow | undefined,
+    changes: (sql: string, params: readonly unknown[]) => prepared(sql).statement.run(...params).changes,
+  };
+  // A file has a second connection, on a thread of its own, for the reads that would hold the event loop.
+  const reader = file === ':memory:' ? undefined : new SqliteReader(file);
+  const rowsOf = (table: string): number => {
+    try {
+      return Number((db.prepare(`SELECT max(rowid) AS n FROM ${quote(table)}`).get() as SqlRow).n ?? 0);
+    } catch {
+      return 0; // not a table of rows (a constant row, a view)
+    }
+  };
+  /**
+   * Runs a read outside any transaction: at once on this thread, or on the
+   * reader thread when its plan scans or sorts a large table (or it once
+   * took too long here).
+   */
+  const read = <R>(one: boolean, sql: string, params: readonly unknown[]): Eventually<R> => {
+    if (!reader || !sql.startsWith('SELECT ')) return (one ? run.one : run.all)(sql, params) as R;
+    const entry = prepared(sql);
+    entry.lane ??= laneOf(planOf(db, sql, params), sql, rowsOf);
+    if (entry.lane === 'reader')
+      return (one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>;
+    const started = performance.now();
+    const rows = (one ? entry.statement.get(...params) : entry.statement.all(...params)) as R;
+    if (performance.now() - started > slowReadMs) entry.lane = 'reader';
+    return rows;
   };
   const direct: SqlConnection = {
     all: async (sql, params) => run.all(sql, params),
     one: async (sql, params) => run.one(sql, params),
     run: async (sql, params) => run.changes(sql, params),
   };
+  const readAll = (sql: string, params: readonly unknown[]): Eventually<SqlRow[]> => read(false, sql, params);
+  const readOne = (sql: string, params: readonly unknown[]): Eventually<SqlRow | undefined> =>
+    read(true, sql, params);
   /** The transaction holding the connection; other statements wait for it. */
   let holder: Promise<void> | undefined;
   /**
@@ -132,13 +209,13 @@ export function openSqliteStorage(file: string): StorageDriver {
    * promise, and no closure made to wait with) when none does.
    */
   const whenFree = <R>(
-    statement: (sql: string, params: readonly unknown[]) => R,
+    statement: (sql: string, params: readonly unknown[]) => Eventually<R>,
     sql: string,
     params: readonly unknown[],
   ): Eventually<R> => (holder ? holder.then(() => whenFree(statement, sql, params)) : statement(sql, params));
   const outside: SqlConnection = {
-    all: (sql, params) => whenFree(run.all, sql, params),
-    one: (sql, params) => whenFree(run.one, sql, params),
+    all: (sql, params) => whenFree(readAll, sql, params),
+    one: (sql, params) => whenFree(readOne, sql, params),
     run: (sql, params) => promised(() => whenFree(run.changes, sql, params)),
   };
   let closed = false;
@@ -214,6 +291,7 @@ export function openSqliteStorage(file: string): StorageDriver {
       closed = true;
       while (holder) await holder;
       statements.clear();
+      await reader?.close();
       if (db.open) db.close();
     },
   });

@@ -15,8 +15,10 @@ export interface SqlDialect {
   decode(kind: FieldKind, value: unknown): unknown;
   /** Whether `decode` changes values of this kind at all: the others come back as the engine gives them. */
   decodes(kind: FieldKind): boolean;
-  /** Whether an error means a unique value is taken (and which index), or the engine is unavailable. */
-  classify(error: unknown): { conflict?: string; unavailable?: boolean; retryAfter?: string } | undefined;
+  /** Whether an error means a unique value is taken (and which index), the engine is unavailable, or a statement ran past its time. */
+  classify(
+    error: unknown,
+  ): { conflict?: string; unavailable?: boolean; retryAfter?: string; timedOut?: boolean } | undefined;
 }
 
 export const quote = (name: string): string => `"${name}"`;

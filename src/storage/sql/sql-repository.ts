@@ -145,6 +145,11 @@ export function translate(dialect: SqlDialect, collection: string, error: unknow
       cause: error,
     });
   }
+  if (found?.timedOut) {
+    throw new BerthError('BERTH_QUERY_TIMEOUT', 'the query ran past the query timeout and was stopped', {
+      cause: error,
+    });
+  }
   if (found?.unavailable) {
     throw new BerthError(
       'BERTH_UNAVAILABLE',
