@@ -236,3 +236,56 @@ describe('reload with --workers (real processes, real sockets)', () => {
     expect(await response.json()).toMatchObject({ status: 503, code: 'BERTH_NOT_READY' });
   });
 });
+
+describe('a worker that dies is replaced (real processes)', () => {
+  it('its replacement starts with the running settings, not an edited .env the primary has not applied', async () => {
+    const { cwd, server } = await startCluster('BERTH_BODY_LIMIT=100000\n');
+    const before = await workerPids(server.url);
+    writeFileSync(join(cwd, '.env'), 'BERTH_WRITE_LIMIT=-5\nBERTH_BODY_LIMIT=1000\n');
+    const [victim] = before;
+    process.kill(victim!, 'SIGKILL');
+    await expect
+      .poll(() => server.stdout().match(/"msg":"worker \d+ ready"/g)?.length ?? 0, { timeout: 20_000 })
+      .toBe(3);
+    const after = await workerPids(server.url);
+    expect(after.size).toBe(2);
+    expect(after.has(victim!)).toBe(false);
+    // Both serve with the body limit the primary applied, not the file's new one.
+    for (let i = 0; i < 6; i++) {
+      expect((await fresh(`${server.url}/books`, { method: 'POST', body: bigBook })).status).toBe(201);
+    }
+    expect(server.output()).not.toMatch(/could not start|giving up/);
+    expect(stateOf(cwd).pid).toBe(server.child.pid);
+  }, 60_000);
+
+  it('a replacement that cannot start exits non-zero with its reason in the log; the survivor serves while replacements back off, and one starts once the cause is gone', async () => {
+    const { cwd, server } = await startCluster('');
+    const before = await workerPids(server.url);
+    const database = join(cwd, 'data', 'berth.sqlite');
+    renameSync(database, `${database}.moved`);
+    writeFileSync(database, 'this is not a database\n');
+    const [victim, survivor] = before;
+    process.kill(victim!, 'SIGKILL');
+    // Three replacements fail, each after a longer wait; the primary never gives up while one worker serves.
+    await expect
+      .poll(
+        () => server.stdout().match(/exited \(1\): it could not start: [^"]*not a database/g)?.length ?? 0,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBeGreaterThanOrEqual(3);
+    const delays = [
+      ...server.stdout().matchAll(/could not start: [^"]*; starting another in ([\d.]+) s/g),
+    ].map((match) => Number(match[1]));
+    expect(delays.slice(0, 3)).toEqual([0.25, 0.5, 1]);
+    for (let i = 0; i < 4; i++) expect((await fresh(`${server.url}/books?limit=1`)).status).toBe(200);
+    expect(await workerPids(server.url)).toEqual(new Set([survivor]));
+    expect(server.output()).not.toMatch(/giving up/);
+    renameSync(`${database}.moved`, database);
+    await expect
+      .poll(async () => (await workerPids(server.url)).size, { timeout: 30_000, interval: 500 })
+      .toBe(2);
+    expect(server.child.exitCode).toBeNull();
+  }, 90_000);
+});

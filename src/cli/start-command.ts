@@ -1,12 +1,19 @@
 import type { Command } from 'commander';
-import type { App } from '../core/index.js';
-import { isClusterWorker } from '../node/cluster-worker.js';
+import { MigrationError, type App } from '../core/index.js';
+import { SettingError } from '../node/setting-error.js';
+import { failWorkerStart, isClusterWorker, settingsFromPrimary } from '../node/cluster-worker.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
 import { limitYoungGeneration } from '../node/young-generation.js';
 import { recordStartFailure } from '../node/start-failure.js';
 import { exitCodes } from './exit-codes.js';
 import type { startCluster } from '../node/cluster-primary.js';
+
+/** What a failure says: its message when it is one of Berth's own, its stack when unexpected. */
+const reasonOf = (error: unknown): string =>
+  error instanceof SettingError || error instanceof MigrationError
+    ? error.message
+    : ((error as Error).stack ?? String(error));
 
 type Running = Awaited<ReturnType<typeof startServer>> | Awaited<ReturnType<typeof startCluster>>;
 
@@ -32,6 +39,8 @@ export function addStartCommand(program: Command, app: App): void {
         ? undefined
         : resolveSettings({ cwd: process.cwd(), flags, processEnv: process.env, app });
       const clustered = (settings?.workers.value ?? 1) > 1;
+      // A worker starts with what its primary applied, whatever the files hold now.
+      const inputs = worker ? await settingsFromPrimary() : undefined;
 
       const onSignal = (signal: NodeJS.Signals): void => {
         if (!server) {
@@ -69,12 +78,12 @@ export function addStartCommand(program: Command, app: App): void {
           ? await (
               await import('../node/cluster-primary.js')
             ).startCluster(app, { flags, argv: process.argv })
-          : await startServer(app, { flags });
+          : await startServer(app, { flags, ...(inputs ? { inputs } : {}) });
       } catch (error) {
         // `service load` reads this to say why the service did not come up.
         if (settings) recordStartFailure(settings.dataDir.value, (error as Error).message);
-        // A worker's channel to its primary would keep it alive: let go, so it exits and the primary sees why.
-        if (worker) process.disconnect?.();
+        // The primary logs why and starts another later; this one exits with the failure code.
+        if (worker) await failWorkerStart(reasonOf(error), exitCodes.failure);
         throw error;
       }
       // This process is Berth's own: its memory is sized here (a program calling startServer keeps its own).

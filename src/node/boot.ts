@@ -5,13 +5,15 @@ import { createLogger, type NodeLogging } from './logger.js';
 import { resolveAppModuleSettings } from './module-settings.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
-import { resolveSettings, type Settings, type StartFlags } from './settings.js';
+import { resolveSettings, type SettingInputs, type Settings, type StartFlags } from './settings.js';
 
 export interface BootOptions {
   flags?: StartFlags;
   cwd?: string;
   env?: Record<string, string | undefined>;
   logDestination?: NodeJS.WritableStream;
+  /** What `.env` and the config file held when the primary applied them (a `--workers` worker). */
+  inputs?: SettingInputs;
   /** Make and show a new admin token when there is none (a terminal); a cluster worker never does. */
   showNewToken: boolean;
   /** Log the route table (not in a cluster worker: its primary did). */
@@ -38,14 +40,15 @@ export interface Booted extends NodeLogging {
  * the admin token → the route table. On failure storage is closed again.
  */
 export async function boot(configured: App, options: BootOptions): Promise<Booted> {
-  const resolve = (): Settings =>
+  const resolve = (inputs?: SettingInputs): Settings =>
     resolveSettings({
       cwd: options.cwd ?? process.cwd(),
       flags: options.flags ?? {},
       processEnv: options.env ?? process.env,
       app: configured,
+      ...(inputs ? { inputs } : {}),
     });
-  const settings = resolve();
+  const settings = resolve(options.inputs);
   const moduleSettings = resolveAppModuleSettings(configured, settings);
   const realtimePath = realtimePathOf(configured, settings.realtimePath.value);
   const app = withBerthModules(configured, { realtimePath, metrics: settings.metrics.value });

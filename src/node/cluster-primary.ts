@@ -13,10 +13,14 @@ import { retireGrace, summarize } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { SettingError } from './setting-error.js';
 import { reloadedSettings, settingChanges } from './settings-changes.js';
-import type { Settings, StartFlags } from './settings.js';
+import type { SettingInputs, Settings, StartFlags } from './settings.js';
 
 /** How long a new worker may take to boot before a reload gives up on it. */
 const workerReadyTimeout = 30_000;
+/** The longest a replacement for a dead worker waits before it starts. */
+const maxRespawnDelay = 30_000;
+/** With no worker serving, how many replacements in a row may fail to start before the primary exits. */
+const giveUpAfter = 5;
 
 function listen(server: Server, port: number, host: string | undefined, source: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -132,32 +136,79 @@ export async function startCluster(
   let stopping = false;
   /** Workers told to retire (or given up on): their exit is expected. */
   const leaving = new Set<number>();
+  /** Workers that said they serve. */
+  const ready = new Set<number>();
+  /** Why a worker could not start, as it said before exiting. */
+  const startFailures = new Map<number, string>();
+  /** A worker starts with what this primary applied (`inputs`), never with files it has not. */
+  const fork = (inputs: SettingInputs): Worker => {
+    const worker = cluster.fork({ [workerVariable]: '1' });
+    worker.on('message', (message: { type?: string; reason?: unknown }) => {
+      if (message?.type === clusterMessages.settingsWanted)
+        worker.send({ type: clusterMessages.settings, inputs });
+      else if (message?.type === clusterMessages.startFailed)
+        startFailures.set(worker.id, String(message.reason));
+    });
+    return worker;
+  };
+  const readyWorker = (worker: Worker, timeout: number): Promise<void> =>
+    readyOf(worker, timeout).then(() => void ready.add(worker.id));
+  /** Replacements that could not start, one after another: each next one waits twice as long. */
+  let failedStarts = 0;
   const crashes: number[] = [];
-  const fork = (): Worker => cluster.fork({ [workerVariable]: '1' });
+  /** How long the next replacement waits: none at first; longer after each that could not start, or while workers keep crashing. */
+  const respawnDelay = (): number => {
+    const crashing = crashes.length > count * 3 ? 1000 : 0;
+    return Math.max(crashing, failedStarts ? Math.min(maxRespawnDelay, 250 * 2 ** (failedStarts - 1)) : 0);
+  };
   /** A worker that replaces a dead one takes connections once it is ready; one that never is, is killed (and replaced). */
   const forkReplacement = (): void => {
-    const worker = fork();
-    readyOf(worker, workerReadyTimeout).then(
-      () => balancer.serve(worker),
+    if (stopping) return;
+    const worker = fork(settings.inputs);
+    readyWorker(worker, workerReadyTimeout).then(
+      () => {
+        failedStarts = 0;
+        balancer.serve(worker);
+      },
       () => worker.process.kill('SIGKILL'),
     );
   };
+  let givingUp = false;
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping || leaving.delete(worker.id)) return;
+    const served = ready.delete(worker.id);
+    const reason = startFailures.get(worker.id);
+    startFailures.delete(worker.id);
+    if (stopping || leaving.delete(worker.id) || givingUp) return;
     crashes.push(Date.now());
     while (crashes.length && crashes[0]! < Date.now() - 10_000) crashes.shift();
-    logger.error(
-      { worker: worker.process.pid, code, signal },
-      `worker ${worker.process.pid} exited (${signal ?? code}); starting another`,
-    );
-    if (crashes.length > count * 3) {
-      logger.error({}, 'workers keep crashing: giving up');
-      process.exit(1);
+    if (!served) failedStarts++;
+    const why = reason ? `: it could not start: ${reason}` : served ? '' : ': it exited before it was ready';
+    // While one worker serves, the cluster serves: replacements go on, more slowly, for as long as it takes.
+    if (balancer.serving === 0 && failedStarts >= giveUpAfter) {
+      givingUp = true;
+      logger.error(
+        { worker: worker.process.pid, code, signal, reason },
+        `worker ${worker.process.pid} exited (${signal ?? code})${why}; no worker serves and ${failedStarts} replacements in a row could not start: giving up`,
+      );
+      void close().finally(() => process.exit(1));
+      return;
     }
-    forkReplacement();
+    const delay = respawnDelay();
+    logger.error(
+      { worker: worker.process.pid, code, signal, reason, delay },
+      `worker ${worker.process.pid} exited (${signal ?? code})${why}; starting another${delay ? ` in ${delay / 1000} s` : ''}`,
+    );
+    setTimeout(forkReplacement, delay).unref();
   });
-  const first = Array.from({ length: count }, fork);
-  await Promise.all(first.map((worker) => readyOf(worker, workerReadyTimeout)));
+  const first = Array.from({ length: count }, () => fork(settings.inputs));
+  try {
+    await Promise.all(first.map((worker) => readyWorker(worker, workerReadyTimeout)));
+  } catch (error) {
+    // The start fails as a whole (its log says why): no replacement, no worker left behind.
+    stopping = true;
+    for (const worker of first) worker.process.kill('SIGKILL');
+    throw error;
+  }
   for (const worker of first) balancer.serve(worker);
   let port = await listen(server, settings.port.value, settings.host.value, settings.port.source);
   let url = listenerUrl(settings.host.value, port);
@@ -178,13 +229,13 @@ export async function startCluster(
   recordState();
 
   /** Replaces one worker: the new one serves before the old one stops taking connections and drains. */
-  const replace = async (old: Worker): Promise<void> => {
+  const replace = async (old: Worker, inputs: SettingInputs): Promise<void> => {
     if (stopping) throw new Error('the server is stopping');
-    const fresh = fork();
+    const fresh = fork(inputs);
     // On trial until ready: if it exits first, the reload fails; it is not a crash to restart (with the same config).
     leaving.add(fresh.id);
     try {
-      await readyOf(fresh, workerReadyTimeout);
+      await readyWorker(fresh, workerReadyTimeout);
       leaving.delete(fresh.id);
     } catch (error) {
       fresh.process.kill('SIGKILL');
@@ -252,7 +303,7 @@ export async function startCluster(
     let replaced = 0;
     try {
       for (const worker of old) {
-        await replace(worker);
+        await replace(worker, next.inputs);
         replaced++;
       }
     } catch (error) {
@@ -280,23 +331,26 @@ export async function startCluster(
     return next;
   };
 
+  /** Stops every worker (each drains), then the port; the state file goes. */
+  async function close(): Promise<void> {
+    stopping = true;
+    logger.info({}, 'shutting down the workers');
+    const exits = workers().map((worker) =>
+      stopWorker(worker, clusterMessages.shutdown, settings.shutdownTimeout.value + 2000),
+    );
+    server.close();
+    await Promise.all(exits);
+    removeServerState(dataDir, process.pid);
+    logger.info({}, 'stopped');
+    await new Promise<void>((done) => logger.flush(() => done()));
+  }
+
   return {
     get port() {
       return port;
     },
     logger,
     reload,
-    async close() {
-      stopping = true;
-      logger.info({}, 'shutting down the workers');
-      const exits = workers().map((worker) =>
-        stopWorker(worker, clusterMessages.shutdown, settings.shutdownTimeout.value + 2000),
-      );
-      server.close();
-      await Promise.all(exits);
-      removeServerState(dataDir, process.pid);
-      logger.info({}, 'stopped');
-      await new Promise<void>((done) => logger.flush(() => done()));
-    },
+    close,
   };
 }

@@ -13,6 +13,12 @@ export const clusterMessages = {
   sessionClaim: 'berth:session-claim',
   /** To a worker: the session id it claimed is recorded. */
   sessionClaimed: 'berth:session-claimed',
+  /** From a new worker, first: it asks for its settings. */
+  settingsWanted: 'berth:settings-wanted',
+  /** To a new worker that asked: what `.env` and the config file held when the primary applied them (`inputs`). */
+  settings: 'berth:settings',
+  /** From a worker that could not start, before it exits: why (`reason`). */
+  startFailed: 'berth:start-failed',
 } as const;
 
 /** Set in a worker's environment: it serves connections handed over by the primary. */

@@ -6,6 +6,7 @@ import type * as Sticky from '@socket.io/sticky';
 import type { Server as SocketIoServer } from 'socket.io';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { clusterMessages, workerVariable } from './cluster-protocol.js';
+import type { SettingInputs } from './settings.js';
 
 // Loaded in a worker only: a single-process start never pays for them.
 const load = createRequire(import.meta.url);
@@ -13,6 +14,26 @@ const load = createRequire(import.meta.url);
 /** True in a process the cluster primary started with `start --workers N`. */
 export const isClusterWorker = (): boolean =>
   process.env[workerVariable] === '1' && typeof process.send === 'function';
+
+/** Asks the primary for the settings' inputs it applied, and waits for them. */
+export function settingsFromPrimary(): Promise<SettingInputs> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type?: string; inputs?: SettingInputs }): void => {
+      if (message?.type !== clusterMessages.settings || !message.inputs) return;
+      process.off('message', onMessage);
+      resolve(message.inputs);
+    };
+    process.on('message', onMessage);
+    process.send!({ type: clusterMessages.settingsWanted });
+  });
+}
+
+/** Tells the primary why this worker could not start, then exits with `code` (never resolves). */
+export function failWorkerStart(reason: string, code: number): Promise<never> {
+  return new Promise(() =>
+    process.send!({ type: clusterMessages.startFailed, reason }, undefined, {}, () => process.exit(code)),
+  );
+}
 
 /** The socket.io adapter that shares events between workers when there is no Redis. */
 export const clusterAdapter = (): ReturnType<typeof ClusterAdapter.createAdapter> =>

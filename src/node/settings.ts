@@ -22,6 +22,17 @@ export interface StartFlags {
   host?: string;
 }
 
+/**
+ * What the files held when settings were resolved: `.env`'s variables and
+ * the config file as read. A `--workers` primary hands its running ones to
+ * each worker it starts, so a worker never reads files the primary has not
+ * applied (an edited `.env` waits for a reload).
+ */
+export interface SettingInputs {
+  dotenv: Record<string, string>;
+  config: LoadedConfig;
+}
+
 /** Everything the Node runtime needs to start, resolved from flags, env, .env, config and code. */
 export interface Settings extends SettingValues {
   cwd: string;
@@ -29,6 +40,7 @@ export interface Settings extends SettingValues {
   /** The config file as read, for settings that modules add. */
   config: LoadedConfig;
   env: Environment;
+  inputs: SettingInputs;
 }
 
 /** Values an app sets in code (`createApp({ mode })`), below the config file. */
@@ -81,13 +93,17 @@ export function resolveSettings(options: {
   processEnv: Record<string, string | undefined>;
   /** The app: its mode in code, and its modules' settings, whose sections the config file may hold. */
   app?: Pick<App, 'options' | 'settings'>;
+  /** What `.env` and the config file held, instead of reading them now. */
+  inputs?: SettingInputs;
 }): Settings {
   const { cwd, flags } = options;
-  const env = mergeEnvironment(options.processEnv, readEnvFile(cwd));
+  const dotenv = options.inputs?.dotenv ?? readEnvFile(cwd);
+  const env = mergeEnvironment(options.processEnv, dotenv);
   const sections = new Map(
     (options.app?.settings ?? []).map((each) => [each.module, Object.keys(each.specs)]),
   );
-  const config = loadConfigFile(cwd, flags.config ?? env.get('BERTH_CONFIG')?.value, sections);
+  const config =
+    options.inputs?.config ?? loadConfigFile(cwd, flags.config ?? env.get('BERTH_CONFIG')?.value, sections);
   const context: SettingContext = { cwd, configDir: config.path ? dirname(config.path) : undefined };
   const modeInCode = options.app?.options.mode;
   const inCode: Record<string, unknown> = modeInCode ? { mode: modeInCode } : {};
@@ -102,5 +118,12 @@ export function resolveSettings(options: {
       resolved,
     });
   }
-  return { ...(resolved as SettingValues), cwd, configPath: config.path, config, env };
+  return {
+    ...(resolved as SettingValues),
+    cwd,
+    configPath: config.path,
+    config,
+    env,
+    inputs: { dotenv, config },
+  };
 }

@@ -9,7 +9,7 @@ import { resolveAppModuleSettings } from './module-settings.js';
 import { createReload, retireGrace, type Serving } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { realtimeSettingsOf } from './setting-table.js';
-import type { Settings, StartFlags } from './settings.js';
+import type { SettingInputs, Settings, StartFlags } from './settings.js';
 import { clearStartFailure } from './start-failure.js';
 
 export interface StartOptions {
@@ -19,6 +19,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Where logs go; stdout unless set. */
   logDestination?: NodeJS.WritableStream;
+  /** What `.env` and the config file held, instead of reading them (a `--workers` worker: its primary's). */
+  inputs?: SettingInputs;
   /**
    * Whether a new admin token may be shown in the log: true when stdout is a
    * terminal. Otherwise (a service, a pipe, a log file) none is made at start:
