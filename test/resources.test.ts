@@ -213,3 +213,16 @@ describe('resources: access, references, kinds', () => {
     expect(next).toMatch(/^\/books\?limit=2&cursor=[\w-]+$/);
   });
 });
+
+describe('declarations that would leak', () => {
+  it('a field both hidden and searchable is refused when declared, saying why', () => {
+    expect(() =>
+      defineCollection({
+        name: 'vaults',
+        fields: { label: field.text(), secret: field.text({ hidden: true, searchable: true }) },
+      }),
+    ).toThrow(
+      'vaults.secret is both hidden and searchable: a hidden field is never answered, so `q` must not find records by what it holds; drop searchable (or hidden)',
+    );
+  });
+});

@@ -220,6 +220,11 @@ export function defineCollection<const F extends Fields>(
         `field "${field}" of collection "${name}" is reserved or invalid: use letters, digits and "_"`,
       );
     }
+    if (definition.hidden && definition.searchable) {
+      throw new Error(
+        `${name}.${field} is both hidden and searchable: a hidden field is never answered, so \`q\` must not find records by what it holds; drop searchable (or hidden)`,
+      );
+    }
     if (definition.default !== undefined && !definition.schema.safeParse(definition.default).success) {
       throw new Error(`the default of ${name}.${field} does not pass its own validation`);
     }
