@@ -15,6 +15,20 @@ import { SettingError } from './setting-error.js';
 export const listenerUrl = (host: string | undefined, port: number): string =>
   `http://${host && !['0.0.0.0', '::'].includes(host) ? host : 'localhost'}:${port}`;
 
+/** The answer to a request that reaches a listener after it closed: retry (elsewhere, or once restarted). */
+function answerStopped(outgoing: ServerResponse): void {
+  const body = JSON.stringify(
+    problemFor('BERTH_NOT_READY', 'this server is shutting down and takes no more requests: retry in a second'),
+  );
+  outgoing.shouldKeepAlive = false;
+  outgoing.writeHead(503, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': '1',
+  });
+  outgoing.end(body);
+}
+
 /**
  * An HTTP listener for an app instance that knows how many requests are in
  * flight, so it can close gracefully: stop accepting, let them finish (for
@@ -26,6 +40,8 @@ export class HttpListener {
   #closing = false;
   /** Answers still, but closes each connection after its response. */
   #retiring = false;
+  /** Drained: storage may be closing, so a request that still comes (a connection handed over late) gets a 503. */
+  #closed = false;
   #drained: Array<() => void> = [];
 
   #instance: AppInstance;
@@ -56,6 +72,7 @@ export class HttpListener {
       });
     };
     this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+      if (this.#closed) return answerStopped(outgoing);
       this.#inFlight++;
       if (this.#closing || this.#retiring) outgoing.shouldKeepAlive = false;
       // Answered once the event loop has read every request that arrived with this one: under load the
@@ -166,6 +183,7 @@ export class HttpListener {
       clearTimeout(timer);
     }
     const cut = this.#inFlight;
+    this.#closed = true;
     this.server.closeAllConnections();
     await closed;
     return cut;
