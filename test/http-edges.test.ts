@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { adminToken } from './helpers/in-process.js';
@@ -140,5 +141,63 @@ describe('requests that arrive together', () => {
     expect(bodyOf(answers[1]!)).toMatchObject({ title: 'Pipelined', year: 2001 });
     expect(bodyOf(answers[0]!)).toMatchObject({ limit: 1 });
     expect(bodyOf(answers[3]!)).toMatchObject({ limit: 2 });
+  });
+});
+
+/** Sends `size` bytes of body in 64 KiB writes on a connection of its own; the answer's status, or how the connection broke. */
+function upload(port: number, method: string, path: string, size: number, token?: string): Promise<string> {
+  return new Promise((done) => {
+    const body = Buffer.alloc(size, 'a');
+    let outcome: string | undefined;
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method,
+      path,
+      agent: false,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': size,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+    });
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => done((outcome ??= String(response.statusCode))));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => done((outcome ??= error.code ?? error.message)));
+    let sent = 0;
+    const write = (): void => {
+      while (sent < size) {
+        const chunk = body.subarray(sent, sent + 65_536);
+        sent += chunk.byteLength;
+        if (!request.write(chunk)) return void request.once('drain', write);
+      }
+      request.end();
+    };
+    write();
+  });
+}
+
+describe('an answer given before the body is read', () => {
+  it('does not break the client’s upload: 8 clients × 10 bodies of 800 KB to routes that answer at once (401, 413)', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken },
+    });
+    const outcomes = new Map<string, number>();
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        for (let round = 0; round < 10; round++) {
+          const outcome =
+            client % 2 === 0
+              ? await upload(server.port, 'DELETE', '/auth/sessions', 800_000)
+              : await upload(server.port, 'POST', '/books', 1_500_000, adminToken);
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        }
+      }),
+    );
+    expect(Object.fromEntries(outcomes)).toEqual({ '401': 40, '413': 40 });
+    expect((await fetch(`${server.url}/books?limit=1`)).status).toBe(200);
   });
 });

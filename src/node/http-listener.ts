@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { problemFor, type AppInstance, type Logger } from '../core/index.js';
 import { parsedHeaders, type ParsedHeaders } from '../core/request-headers.js';
@@ -14,6 +14,42 @@ import { SettingError } from './setting-error.js';
  */
 export const listenerUrl = (host: string | undefined, port: number): string =>
   `http://${host && !['0.0.0.0', '::'].includes(host) ? host : 'localhost'}:${port}`;
+
+/** The request on a socket whose body had not all arrived when it was taken up. */
+const bodyInFlight = Symbol('bodyInFlight');
+type LingeringSocket = Socket & { [bodyInFlight]?: IncomingMessage };
+/** How long, and how many bytes of a body nobody reads, a closing connection keeps reading. */
+const lingerMs = 5_000;
+const lingerBytes = 16 * 1024 * 1024;
+
+/**
+ * What Node calls once an answer that closes its connection is written.
+ * Node would destroy the socket at once; when the client is still sending a
+ * body the answer did not need (a 401 or 413 before an upload is read), the
+ * unread bytes make the kernel reset the connection, and the client's write
+ * fails (EPIPE) before it can read the answer. Instead the connection is
+ * half-closed and what still comes is read and dropped, for at most 5 s and
+ * 16 MiB, as HTTP's "lingering close" advises.
+ */
+function lingeringClose(this: LingeringSocket): void {
+  const pending = this[bodyInFlight];
+  if (!pending || pending.complete || !this.writable) {
+    Socket.prototype.destroySoon.call(this);
+    return;
+  }
+  this.end();
+  let dropped = 0;
+  const stop = (): void => void this.destroy();
+  const timer = setTimeout(stop, lingerMs);
+  timer.unref();
+  this.on('data', (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > lingerBytes) stop();
+  });
+  pending.once('end', stop);
+  this.once('end', stop);
+  this.once('close', () => clearTimeout(timer));
+}
 
 /** The answer to a request that reaches a listener after it closed: retry (elsewhere, or once restarted). */
 function answerStopped(outgoing: ServerResponse): void {
@@ -72,6 +108,9 @@ export class HttpListener {
       });
     };
     this.server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+      // A body still arriving when the answer is done (a 401 before a large upload is read) is read to its end
+      // before the connection closes: see lingeringClose.
+      if (!incoming.complete) (incoming.socket as LingeringSocket)[bodyInFlight] = incoming;
       if (this.#closed) return answerStopped(outgoing);
       this.#inFlight++;
       if (this.#closing || this.#retiring) outgoing.shouldKeepAlive = false;
@@ -84,6 +123,9 @@ export class HttpListener {
     });
     this.server.keepAliveTimeout = 5_000;
     this.server.on('clientError', answerClientError);
+    this.server.on('connection', (socket: Socket) => {
+      socket.destroySoon = lingeringClose;
+    });
   }
 
   /** The instance that serves new requests. */
