@@ -29,6 +29,7 @@ import {
   type OpenApiDocument,
   type Operation,
 } from './helpers/fuzz-openapi.js';
+import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, startBinary, tempDir } from './helpers/processes.js';
 
 const adminToken = 'fuzzing-admin-token-000000000000';
@@ -228,67 +229,88 @@ async function inPool<T>(items: T[], size: number, work: (item: T) => Promise<vo
   );
 }
 
-describe('fuzzing every documented operation of the real binary', () => {
-  it('answers random paths, queries, headers and bodies below 500, in time, with problem+json errors, and stays up', async () => {
-    const cwd = tempDir('berth-fuzz-');
-    const server = await startBinary(berthBin, { cwd, env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken } });
-    const document = (await (await fetch(`${server.url}/docs`)).json()) as OpenApiDocument;
-    expect(document.openapi).toMatch(/^3\.1/);
-    const operations = operationsOf(document);
-    expect(operations.length).toBeGreaterThan(0);
+/** The engines the binary is fuzzed on: the embedded SQLite, and PostgreSQL in a schema of its own. */
+const engines: Array<[string, () => Promise<Record<string, string>>]> = [
+  ['SQLite', async () => ({})],
+  [
+    'PostgreSQL',
+    async () => ({
+      DATABASE_URL: `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${await freshSchema()}`)}`,
+    }),
+  ],
+];
 
-    const context: FuzzContext = { adminToken, operations, knownIds: await knownIds(server.url, operations) };
-    const target: Target = {
-      port: server.port,
-      operations,
-      inFlight: new Set(),
-      output: server.output,
-      exitStatus: () =>
-        server.child.exitCode !== null || server.child.signalCode !== null
-          ? `exit code ${server.child.exitCode}, signal ${server.child.signalCode}`
-          : undefined,
-    };
-    const families: FuzzFamily[] = ['paths and queries', 'headers', 'bodies'];
-    const checks = operations
-      .flatMap((operation) =>
-        families
-          .filter((family) => family !== 'bodies' || bodyMethods.has(operation.method))
-          .map((family) => ({ name: `${operation.label} · ${family}`, operation, family })),
-      )
-      .filter((check) => !only || check.name.includes(only));
-    expect(checks.length, `no check matches BERTH_FUZZ_ONLY=${only}`).toBeGreaterThan(0);
+describe.each(engines)(
+  'fuzzing every documented operation of the real binary on %s',
+  (_engine, storageEnv) => {
+    it('answers random paths, queries, headers and bodies below 500, in time, with problem+json errors, and stays up', async () => {
+      const cwd = tempDir('berth-fuzz-');
+      const server = await startBinary(berthBin, {
+        cwd,
+        env: { PORT: '0', BERTH_ADMIN_TOKEN: adminToken, ...(await storageEnv()) },
+      });
+      const document = (await (await fetch(`${server.url}/docs`)).json()) as OpenApiDocument;
+      expect(document.openapi).toMatch(/^3\.1/);
+      const operations = operationsOf(document);
+      expect(operations.length).toBeGreaterThan(0);
 
-    const outcomes = new Map<Check, string | undefined>();
-    const notRun: string[] = [];
-    const stopStartingAt = Date.now() + overallTimeLimit;
-    await inPool(checks, concurrency, async (check) => {
-      if (Date.now() > stopStartingAt) notRun.push(check.name);
-      else outcomes.set(check, await runCheck(check, target, context));
-    });
-    const failures = checks.flatMap((check) => outcomes.get(check) ?? []);
+      const context: FuzzContext = {
+        adminToken,
+        operations,
+        knownIds: await knownIds(server.url, operations),
+      };
+      const target: Target = {
+        port: server.port,
+        operations,
+        inFlight: new Set(),
+        output: server.output,
+        exitStatus: () =>
+          server.child.exitCode !== null || server.child.signalCode !== null
+            ? `exit code ${server.child.exitCode}, signal ${server.child.signalCode}`
+            : undefined,
+      };
+      const families: FuzzFamily[] = ['paths and queries', 'headers', 'bodies'];
+      const checks = operations
+        .flatMap((operation) =>
+          families
+            .filter((family) => family !== 'bodies' || bodyMethods.has(operation.method))
+            .map((family) => ({ name: `${operation.label} · ${family}`, operation, family })),
+        )
+        .filter((check) => !only || check.name.includes(only));
+      expect(checks.length, `no check matches BERTH_FUZZ_ONLY=${only}`).toBeGreaterThan(0);
 
-    const exited = target.exitStatus();
-    const books = await fetch(`${server.url}/books`, { signal: AbortSignal.timeout(requestTimeout) }).then(
-      (response) => `${response.status}`,
-      (error: Error) => error.message,
-    );
-    const report = [
-      ...failures,
-      ...(notRun.length > 0 ? [`ran out of time; not run: ${notRun.join(', ')}`] : []),
-      ...(exited
-        ? [`the server process exited (${exited}); last output:\n${server.output().slice(-3000)}`]
-        : []),
-      ...(books === '200' ? [] : [`after fuzzing, GET /books answers ${books} instead of 200`]),
-    ];
-    if (report.length > 0) {
-      assert.fail(
-        [
-          `${failures.length} of ${checks.length} fuzz checks failed (seed ${seed}; ${numRuns} runs each; admin token ${adminToken}):`,
-          ...report.map((entry) => `- ${entry.split('\n')[0]}`),
-          '',
-          report.join('\n\n'),
-        ].join('\n'),
+      const outcomes = new Map<Check, string | undefined>();
+      const notRun: string[] = [];
+      const stopStartingAt = Date.now() + overallTimeLimit;
+      await inPool(checks, concurrency, async (check) => {
+        if (Date.now() > stopStartingAt) notRun.push(check.name);
+        else outcomes.set(check, await runCheck(check, target, context));
+      });
+      const failures = checks.flatMap((check) => outcomes.get(check) ?? []);
+
+      const exited = target.exitStatus();
+      const books = await fetch(`${server.url}/books`, { signal: AbortSignal.timeout(requestTimeout) }).then(
+        (response) => `${response.status}`,
+        (error: Error) => error.message,
       );
-    }
-  }, 240_000);
-});
+      const report = [
+        ...failures,
+        ...(notRun.length > 0 ? [`ran out of time; not run: ${notRun.join(', ')}`] : []),
+        ...(exited
+          ? [`the server process exited (${exited}); last output:\n${server.output().slice(-3000)}`]
+          : []),
+        ...(books === '200' ? [] : [`after fuzzing, GET /books answers ${books} instead of 200`]),
+      ];
+      if (report.length > 0) {
+        assert.fail(
+          [
+            `${failures.length} of ${checks.length} fuzz checks failed (seed ${seed}; ${numRuns} runs each; admin token ${adminToken}):`,
+            ...report.map((entry) => `- ${entry.split('\n')[0]}`),
+            '',
+            report.join('\n\n'),
+          ].join('\n'),
+        );
+      }
+    }, 240_000);
+  },
+);

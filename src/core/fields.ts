@@ -110,6 +110,21 @@ interface NumberOptions<T> extends CommonOptions<T> {
   max?: number;
 }
 
+/**
+ * Text may not hold the NUL character (U+0000): PostgreSQL can neither
+ * store nor compare it, so every driver refuses it alike.
+ */
+export const hasNoNul = (text: string): boolean => !text.includes('\0');
+export const noNulMessage = 'must not contain the NUL character (U+0000)';
+
+/** A JSON value none of whose strings (keys included) holds the NUL character. */
+function holdsNoNul(value: unknown): boolean {
+  if (typeof value === 'string') return hasNoNul(value);
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(holdsNoNul);
+  return Object.entries(value).every(([key, inner]) => hasNoNul(key) && holdsNoNul(inner));
+}
+
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A calendar date `YYYY-MM-DD` that exists (2024-02-30 does not). */
@@ -157,6 +172,7 @@ export const field = {
     if (options.format === 'email') text = text.regex(z.regexes.email, 'must be an email address');
     if (options.pattern)
       text = text.regex(options.pattern, options.patternMessage ?? `must match ${options.pattern}`);
+    text = text.refine(hasNoNul, noNulMessage);
     const schema: z.ZodType<string> = options.format === 'url' ? text.pipe(z.url('must be a URL')) : text;
     return build('text', schema, options, { searchable: options.searchable === true });
   },
@@ -185,7 +201,8 @@ export const field = {
     schema?: z.ZodType<T>,
     options: O = {} as O,
   ) {
-    return build('json', (schema ?? z.json()) as z.ZodType<T>, options);
+    const values = (schema ?? z.json()) as z.ZodType<T>;
+    return build('json', values.refine(holdsNoNul, noNulMessage) as z.ZodType<T>, options);
   },
   enum<const V extends readonly [string, ...string[]], O extends CommonOptions<V[number]>>(
     values: V,
@@ -207,7 +224,7 @@ export const field = {
     const target = typeof collection === 'string' ? collection : collection.name;
     return build(
       'reference',
-      z.string().min(1).max(100),
+      z.string().min(1).max(100).refine(hasNoNul, noNulMessage),
       { indexed: true, ...options },
       {
         references: target,

@@ -1,6 +1,6 @@
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
-import type { FieldKind } from './fields.js';
+import { hasNoNul, noNulMessage, type FieldKind } from './fields.js';
 import type { Condition, ListQuery } from './storage.js';
 
 /** The most keys a list may be sorted by. */
@@ -89,7 +89,26 @@ function valueOf(text: string, field: Filterable): string | number | boolean | {
         : { error: 'a date and time is written in ISO 8601, e.g. 2026-11-23T09:30:00Z' };
     }
     default:
-      return text.length <= 1000 ? text : { error: 'at most 1000 characters' };
+      return text.length > 1000
+        ? { error: 'at most 1000 characters' }
+        : hasNoNul(text)
+          ? text
+          : { error: noNulMessage };
+  }
+}
+
+/** Whether a value from a cursor can stand for a field of this kind (null for a record without one). */
+function fitsCursor(value: unknown, field: Filterable): boolean {
+  if (value === null) return true;
+  switch (field.kind) {
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'real':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return typeof value === 'string' && value.length <= 1000 && hasNoNul(value);
   }
 }
 
@@ -233,6 +252,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     if (key === 'q') {
       const trimmed = value.trim();
       if (trimmed.length === 0 || trimmed.length > 200) fail(given, 'use 1 to 200 characters');
+      else if (!hasNoNul(trimmed)) fail(given, noNulMessage);
       else if (collection.searchable.length === 0) fail(given, `${collection.name} has no searchable fields`);
       else text = trimmed;
       continue;
@@ -258,7 +278,8 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
       );
       continue;
     }
-    const parsed = op === 'contains' ? value : valueOf(value, field);
+    const parsed =
+      op !== 'contains' ? valueOf(value, field) : hasNoNul(value) ? value : { error: noNulMessage };
     if (typeof parsed === 'object') fail(given, parsed.error);
     else where.push({ field: match[1]!, op, value: parsed });
   }
@@ -281,7 +302,11 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     if (seen.has('offset')) fail('cursor', 'use a cursor or an offset, not both');
     // An empty cursor asks for the first page, paged by cursors from there on.
     if (cursor !== '') {
-      after = decodeCursor(cursor, orderBy.filter(({ field }) => field !== 'id').length + 1);
+      const keys = [...orderBy.filter(({ field }) => field !== 'id').map(({ field }) => field), 'id'];
+      after = decodeCursor(cursor, keys.length);
+      // Each value must be of its sort key's kind: a cursor made for another sort, or by hand, is refused here.
+      if (after && !after.every((value, i) => fitsCursor(value, fields.get(keys[i]!) ?? builtIn.id!)))
+        after = undefined;
       if (!after)
         fail(
           'cursor',

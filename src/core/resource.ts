@@ -26,14 +26,18 @@ import { readsOf } from './data-store.js';
 import { thenEventually, type Eventually } from './eventually.js';
 import type { Row } from './storage.js';
 import { withShortcut } from './validation.js';
+import { hasNoNul, noNulMessage } from './fields.js';
 
 /** A record's id in a path; the router's parameters are strings, so a glance says most are fine as they are. */
-const Id = withShortcut(z.object({ id: z.string().min(1).max(100) }), (params) => {
-  let names = 0;
-  for (const name in params as object) if (++names > 1 || name !== 'id') return false;
-  const id = (params as { id?: unknown }).id;
-  return typeof id === 'string' && id.length >= 1 && id.length <= 100;
-});
+const Id = withShortcut(
+  z.object({ id: z.string().min(1).max(100).refine(hasNoNul, noNulMessage) }),
+  (params) => {
+    let names = 0;
+    for (const name in params as object) if (++names > 1 || name !== 'id') return false;
+    const id = (params as { id?: unknown }).id;
+    return typeof id === 'string' && id.length >= 1 && id.length <= 100 && hasNoNul(id);
+  },
+);
 
 /** The OpenAPI parameters of a collection's list: each filter, the operators, q, sort and paging. */
 function listParameters(collection: CollectionDefinition): Array<Record<string, unknown>> {

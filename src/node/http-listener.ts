@@ -54,7 +54,10 @@ function lingeringClose(this: LingeringSocket): void {
 /** The answer to a request that reaches a listener after it closed: retry (elsewhere, or once restarted). */
 function answerStopped(outgoing: ServerResponse): void {
   const body = JSON.stringify(
-    problemFor('BERTH_NOT_READY', 'this server is shutting down and takes no more requests: retry in a second'),
+    problemFor(
+      'BERTH_NOT_READY',
+      'this server is shutting down and takes no more requests: retry in a second',
+    ),
   );
   outgoing.shouldKeepAlive = false;
   outgoing.writeHead(503, {

@@ -58,6 +58,11 @@ export const postgresDialect: SqlDialect = {
     if (code === '23505')
       return { conflict: /_(\w+?)_unique$/.exec(constraint ?? '')?.[1] ?? 'value in a unique field' };
     if (code === '40001' || code === '40P01') return { unavailable: true, retryAfter: '1' };
+    // Text or JSON holding U+0000, which PostgreSQL cannot store or compare (validation refuses it first).
+    if (code === '22021' || code === '22P05')
+      return {
+        refused: 'a value holds the NUL character (U+0000), which the database cannot hold: remove it',
+      };
     // statement_timeout (57014 is also a cancel request, which Berth never sends).
     if (code === '57014') return { timedOut: true };
     if (

@@ -16,9 +16,16 @@ export interface SqlDialect {
   /** Whether `decode` changes values of this kind at all: the others come back as the engine gives them. */
   decodes(kind: FieldKind): boolean;
   /** Whether an error means a unique value is taken (and which index), the engine is unavailable, or a statement ran past its time. */
-  classify(
-    error: unknown,
-  ): { conflict?: string; unavailable?: boolean; retryAfter?: string; timedOut?: boolean } | undefined;
+  classify(error: unknown):
+    | {
+        conflict?: string;
+        unavailable?: boolean;
+        retryAfter?: string;
+        timedOut?: boolean;
+        /** A value the engine cannot take (PostgreSQL and the NUL character): the request's fault, a 400. */
+        refused?: string;
+      }
+    | undefined;
 }
 
 export const quote = (name: string): string => `"${name}"`;

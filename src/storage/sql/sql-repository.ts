@@ -145,6 +145,7 @@ export function translate(dialect: SqlDialect, collection: string, error: unknow
       cause: error,
     });
   }
+  if (found?.refused) throw new BerthError('BERTH_BAD_REQUEST', found.refused, { cause: error });
   if (found?.timedOut) {
     throw new BerthError('BERTH_QUERY_TIMEOUT', 'the query ran past the query timeout and was stopped', {
       cause: error,
