@@ -1,5 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/core/index.js';
 import { booksModule } from '../src/modules/books/index.js';
@@ -227,5 +229,37 @@ describe('GET /docs', () => {
           refusals: secured ? ['401', '403'] : expect.any(Array),
         });
       }
+  });
+
+  it('describes every answer: each GET without parameters, asked with the admin token, matches its documented 200 schema', async () => {
+    const server = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token },
+    });
+    const document = await documentOf(server.url);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    formats.default(ajv); // CommonJS: the plugin is the module's `default`
+    ajv.addSchema(document, 'docs');
+    const pointer = (...parts: string[]) =>
+      `docs#/${parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+    const checked: string[] = [];
+    const mismatches: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const schema = (operations.get?.responses['200'] as { content?: Record<string, unknown> } | undefined)
+        ?.content?.['application/json'];
+      if (!schema || path.includes('{')) continue;
+      const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      if (response.status !== 200) continue;
+      const validate = ajv.getSchema(
+        pointer('paths', path, 'get', 'responses', '200', 'content', 'application/json', 'schema'),
+      )!;
+      checked.push(path);
+      if (!validate(await response.json()))
+        mismatches.push(`GET ${path}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining(['/books', '/admin/overview', '/admin/collections', '/healthz']),
+    );
+    expect(mismatches).toEqual([]);
   });
 });

@@ -46,6 +46,7 @@ export {
   defineRoute,
   routesWith,
   routeAuth,
+  routeAuthLevels,
   routeBatchable,
   type AppServices,
   type BatchLimits,

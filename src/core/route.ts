@@ -200,7 +200,7 @@ export interface RouteDefinition<
    * without). Defaults to `public` for GET and to `admin` for every method
    * that writes, so nothing writes by accident.
    */
-  auth?: 'admin' | 'user' | 'public';
+  auth?: (typeof routeAuthLevels)[number];
   params?: P;
   /** The query string, validated by a zod schema; or `queryParser` for what a schema cannot say. */
   query?: Q;
@@ -272,8 +272,12 @@ export const routeBatchable = (route: Pick<RouteDefinition, 'batchable' | 'docs'
   route.batchable ?? (!route.docs?.successContent || /[/+]json$/.test(route.docs.successContent.type));
 
 /** The access a route needs, with the default applied. */
-export const routeAuth = (route: Pick<RouteDefinition, 'auth' | 'method'>): 'admin' | 'user' | 'public' =>
-  route.auth ?? (route.method === 'GET' ? 'public' : 'admin');
+/** Who a route admits: the admin token, any signed-in caller, or anyone (its handler may narrow it). */
+export const routeAuthLevels = ['admin', 'user', 'public'] as const;
+
+export const routeAuth = (
+  route: Pick<RouteDefinition, 'auth' | 'method'>,
+): (typeof routeAuthLevels)[number] => route.auth ?? (route.method === 'GET' ? 'public' : 'admin');
 
 /**
  * A `defineRoute` whose handlers receive more in their context: `extend`

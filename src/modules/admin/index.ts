@@ -8,6 +8,7 @@ import {
   filterableFields,
   operatorsOf,
   routeAuth,
+  routeAuthLevels,
   z,
   type AppServices,
   type Backups,
@@ -20,7 +21,7 @@ const RouteEntry = z.object({
   method: z.string(),
   path: z.string(),
   module: z.string(),
-  auth: z.enum(['admin', 'public']),
+  auth: z.enum(routeAuthLevels),
   summary: z.string(),
 });
 
