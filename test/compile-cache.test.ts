@@ -15,6 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { compileCacheDirectory } from '../src/node/compile-cache.js';
+import { runAsAnotherUser } from './helpers/as-another-user.js';
 import { berthBin, repoRoot, startBinary, tempDir } from './helpers/processes.js';
 
 const loader = join(repoRoot, 'dist', 'node', 'compile-cache.js');
@@ -232,23 +233,7 @@ describe('the compile cache of the berth command', () => {
   });
 
   it('berth runs, without a cache, for a user with no HOME and no passwd entry (a container’s arbitrary uid)', () => {
-    if (process.getuid?.() !== 0)
-      throw new Error('this test switches to another uid with setpriv: run it as root');
-    const version = execFileSync(
-      'setpriv',
-      [
-        '--reuid=54321',
-        '--regid=54321',
-        '--clear-groups',
-        'env',
-        '-u',
-        'HOME',
-        process.execPath,
-        berthBin,
-        '--version',
-      ],
-      { encoding: 'utf8', cwd: '/' },
-    );
+    const version = runAsAnotherUser(54321, berthBin, ['--version'], { cwd: '/', withoutHome: true });
     expect(version.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
   });
 
