@@ -221,6 +221,37 @@ describe('backups and restore (the real binary)', () => {
     expect(existsSync(`${database}.before-restore`)).toBe(true);
   });
 
+  it('restore refuses a backup holding triggers or views Berth did not make, naming them, and changes nothing', async () => {
+    const server = await start();
+    const backup = join(tempDir(), 'tampered.sqlite');
+    expect(berth(server.cwd, ['backup', backup]).code).toBe(0);
+    const kept = await writeBook(server, 'Written after the backup');
+    await stop(server);
+    // What the review found in a backup: a trigger that makes every new sign-up an admin.
+    const tampered = new Database(backup);
+    tampered.exec(
+      `CREATE TRIGGER promote AFTER INSERT ON users BEGIN UPDATE users SET role = 'admin' WHERE id = NEW.id; END`,
+    );
+    tampered.exec('CREATE VIEW everyone AS SELECT email FROM users');
+    tampered.close();
+
+    const refused = berth(server.cwd, ['restore', backup]);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: `berth: ${backup} holds trigger "promote" on users, view "everyone", which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY 'DROP TRIGGER "promote"; DROP VIEW "everyone";') and restore that`,
+    });
+    const database = join(server.cwd, 'data', 'berth.sqlite');
+    expect(bookIds(database).has(kept)).toBe(true);
+    expect(existsSync(`${database}.before-restore`)).toBe(false);
+
+    // Removed as the message says, the same backup restores.
+    const cleaned = new Database(backup);
+    cleaned.exec('DROP TRIGGER "promote"; DROP VIEW "everyone";');
+    cleaned.close();
+    expect(berth(server.cwd, ['restore', backup]).code).toBe(0);
+    expect(bookIds(database).has(kept)).toBe(false);
+  });
+
   it('the admin API lists, makes and downloads backups, for the admin token only', async () => {
     const server = await start();
     expect((await fetch(`${server.url}/admin/backups`)).status).toBe(401);

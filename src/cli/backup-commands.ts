@@ -94,7 +94,30 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged. */
+/**
+ * Refuses a database holding triggers or views: Berth makes neither, and
+ * once restored they would run inside the server (a trigger on `users`
+ * can make every new sign-up an admin).
+ */
+function refuseCode(db: Database.Database, file: string): void {
+  const found = db
+    .prepare(
+      "SELECT type, name, tbl_name AS tableName FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
+    )
+    .all() as Array<{ type: 'trigger' | 'view'; name: string; tableName: string }>;
+  if (found.length === 0) return;
+  const named = found.map((each) =>
+    each.type === 'trigger' ? `trigger "${each.name}" on ${each.tableName}` : `view "${each.name}"`,
+  );
+  const drops = found
+    .map((each) => `DROP ${each.type.toUpperCase()} "${each.name.replace(/"/g, '""')}";`)
+    .join(' ');
+  throw new CommandError(
+    `${file} holds ${named.join(', ')}, which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY '${drops}') and restore that`,
+  );
+}
+
+/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged, with no triggers or views. */
 function checkBackup(file: string): void {
   if (!existsSync(file)) throw new CommandError(`there is no file ${file}: give the path of a backup`);
   let db: Database.Database | undefined;
@@ -112,6 +135,7 @@ function checkBackup(file: string): void {
     if (check !== 'ok') {
       throw new CommandError(`${file} is damaged (quick_check: ${String(check)}), so nothing was changed`);
     }
+    refuseCode(db, file);
   } catch (error) {
     if (error instanceof CommandError) throw error;
     throw new CommandError(
