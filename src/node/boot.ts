@@ -1,6 +1,7 @@
 import { EventBus, type App, type ResolvedSettings, type Storage } from '../core/index.js';
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
+import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';
 import { createLogger, type NodeLogging } from './logger.js';
 import { resolveAppModuleSettings } from './module-settings.js';
 import { openStorage } from './open-storage.js';
@@ -18,6 +19,11 @@ export interface BootOptions {
   showNewToken: boolean;
   /** Log the route table (not in a cluster worker: its primary did). */
   logRoutes: boolean;
+  /**
+   * This process answers for the server as a whole (a single process, or a
+   * `--workers` primary, not a worker): it holds the data directory's lock.
+   */
+  primary: boolean;
 }
 
 /** What every start shares, single process or `--workers` primary and worker. */
@@ -32,12 +38,15 @@ export interface Booted extends NodeLogging {
   storage: Storage;
   token: AdminToken;
   moduleSettings: Map<string, ResolvedSettings>;
+  /** The data directory's lock, released by whoever stops the server last. */
+  dataDirLock: DataDirLock | undefined;
 }
 
 /**
  * The one start-up sequence: settings (Berth's and the modules') → logger
- * (and the mode line) → storage opened and migrated (each step logged) →
- * the admin token → the route table. On failure storage is closed again.
+ * (and the mode line) → the data directory's lock → storage opened and
+ * migrated (each step logged) → the admin token → the route table. On
+ * failure storage is closed and the lock released again.
  */
 export async function boot(configured: App, options: BootOptions): Promise<Booted> {
   const resolve = (inputs?: SettingInputs): Settings =>
@@ -63,8 +72,16 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   } else {
     logger.info({ mode, source: settings.mode.source }, 'release mode');
   }
+  // Before storage opens: a second server on the directory changes nothing.
+  const dataDirLock = options.primary ? lockDataDirForServer(settings.dataDir.value) : undefined;
   const events = new EventBus();
-  const storage = app.createStorage(openStorage(settings, logger), events);
+  let storage: Storage;
+  try {
+    storage = app.createStorage(openStorage(settings, logger), events);
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
   try {
     logger.info(
       { driver: storage.driver, location: storage.location },
@@ -78,9 +95,21 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     });
     announceToken(logger, token, app.name, settings.cwd);
     if (options.logRoutes) logRoutes(logger, app.routes);
-    return { ...logging, app, settings, resolve, realtimePath, events, storage, token, moduleSettings };
+    return {
+      ...logging,
+      app,
+      settings,
+      resolve,
+      realtimePath,
+      events,
+      storage,
+      token,
+      moduleSettings,
+      dataDirLock,
+    };
   } catch (error) {
     await storage.close();
+    dataDirLock?.release();
     logger.flush();
     throw error;
   }
