@@ -2,10 +2,12 @@ import { EventBus, type App, type ResolvedSettings, type Storage } from '../core
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
 import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';
-import { createLogger, type NodeLogging } from './logger.js';
+import { worldReadableEnvFile } from './env-file.js';
+import { createLogger, type NodeLogger, type NodeLogging } from './logger.js';
 import { resolveAppModuleSettings } from './module-settings.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
+import { settingTable, type SettingName } from './setting-table.js';
 import { resolveSettings, type SettingInputs, type Settings, type StartFlags } from './settings.js';
 
 export interface BootOptions {
@@ -21,7 +23,8 @@ export interface BootOptions {
   logRoutes: boolean;
   /**
    * This process answers for the server as a whole (a single process, or a
-   * `--workers` primary, not a worker): it holds the data directory's lock.
+   * `--workers` primary, not a worker): it holds the data directory's lock
+   * and warns about what the files it read expose.
    */
   primary: boolean;
 }
@@ -40,6 +43,26 @@ export interface Booted extends NodeLogging {
   moduleSettings: Map<string, ResolvedSettings>;
   /** The data directory's lock, released by whoever stops the server last. */
   dataDirLock: DataDirLock | undefined;
+}
+
+/**
+ * Warns when `.env` holds a secret (the admin token, a URL with a password,
+ * …) that the server uses and every user of the machine may read: says the
+ * file's mode and the `chmod` that makes it private.
+ */
+function warnOnReadableSecrets(logger: NodeLogger, settings: Settings): void {
+  const variables = (Object.keys(settingTable) as SettingName[]).flatMap((name) => {
+    const { secret, variable } = settingTable[name] as { secret?: boolean; variable?: string };
+    return secret && variable && settings[name].source === `${variable} in .env` ? [variable] : [];
+  });
+  if (variables.length === 0) return;
+  const readable = worldReadableEnvFile(settings.cwd);
+  if (!readable) return;
+  const { file, mode } = readable;
+  logger.warn(
+    { file, mode, variables },
+    `${file} holds ${variables.join(', ')} in plain text and every user of this machine may read it (mode ${mode}): run \`chmod 600 ${file}\` (owned by the user the server runs as)`,
+  );
 }
 
 /**
@@ -72,6 +95,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   } else {
     logger.info({ mode, source: settings.mode.source }, 'release mode');
   }
+  if (options.primary) warnOnReadableSecrets(logger, settings);
   // Before storage opens: a second server on the directory changes nothing.
   const dataDirLock = options.primary ? lockDataDirForServer(settings.dataDir.value) : undefined;
   const events = new EventBus();

@@ -64,7 +64,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     ...options,
     showNewToken: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
     logRoutes: !worker,
-    // A worker serves under its primary's lock.
+    // A worker serves under its primary's lock; the primary warned about its files.
     primary: !worker,
   });
   const { app, settings, logger, storage, events, realtimePath } = booted;
