@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -258,6 +258,33 @@ describe('berth start (real process, real socket)', () => {
     expect(readdirSync(join(cwd, 'data'))).toEqual(
       expect.arrayContaining(['berth.sqlite', 'berth.sqlite-wal', 'berth.sqlite-shm']),
     );
+  });
+
+  it('a .env every user may read that holds BERTH_ADMIN_TOKEN is named at start, with its mode and the chmod to run', async () => {
+    const cwd = tempDir();
+    const file = join(cwd, '.env');
+    writeFileSync(file, `PORT=0\nBERTH_ADMIN_TOKEN=plain-text-admin-token-0123\n`);
+    chmodSync(file, 0o644);
+    const warning = `"msg":"${file} holds BERTH_ADMIN_TOKEN in plain text and every user of this machine may read it (mode 0644): run \`chmod 600 ${file}\` (owned by the user the server runs as)"`;
+    const readable = await startBinary(berthBin, { cwd, env: { BERTH_MODE: 'release' } });
+    expect(readable.stdout()).toMatch(/"level":40,.*"mode":"0644"/);
+    expect(readable.stdout()).toContain(warning);
+    readable.child.kill('SIGTERM');
+    await readable.exited;
+
+    chmodSync(file, 0o600);
+    const ownerOnly = await startBinary(berthBin, { cwd, env: { BERTH_MODE: 'release' } });
+    expect(ownerOnly.stdout()).not.toContain('in plain text');
+    ownerOnly.child.kill('SIGTERM');
+    await ownerOnly.exited;
+
+    // The token from the real environment wins over .env: nothing read from the file is exposed.
+    chmodSync(file, 0o644);
+    const fromEnvironment = await startBinary(berthBin, {
+      cwd,
+      env: { BERTH_MODE: 'release', BERTH_ADMIN_TOKEN: 'from-the-environment-0123' },
+    });
+    expect(fromEnvironment.stdout()).not.toContain('in plain text');
   });
 
   it('BERTH_ADMIN_TOKEN sets the token instead', async () => {

@@ -1,11 +1,21 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../src/core/index.js';
 import { progressLines } from '../src/node/backups.js';
 import { instantiate } from './helpers/in-process.js';
+import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, bookshopBin, startBinary, tempDir } from './helpers/processes.js';
 import { privatePostgres } from './helpers/private-services.js';
 
@@ -211,6 +221,37 @@ describe('backups and restore (the real binary)', () => {
     expect(existsSync(`${database}.before-restore`)).toBe(true);
   });
 
+  it('restore refuses a backup holding triggers or views Berth did not make, naming them, and changes nothing', async () => {
+    const server = await start();
+    const backup = join(tempDir(), 'tampered.sqlite');
+    expect(berth(server.cwd, ['backup', backup]).code).toBe(0);
+    const kept = await writeBook(server, 'Written after the backup');
+    await stop(server);
+    // What the review found in a backup: a trigger that makes every new sign-up an admin.
+    const tampered = new Database(backup);
+    tampered.exec(
+      `CREATE TRIGGER promote AFTER INSERT ON users BEGIN UPDATE users SET role = 'admin' WHERE id = NEW.id; END`,
+    );
+    tampered.exec('CREATE VIEW everyone AS SELECT email FROM users');
+    tampered.close();
+
+    const refused = berth(server.cwd, ['restore', backup]);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: `berth: ${backup} holds trigger "promote" on users, view "everyone", which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY 'DROP TRIGGER "promote"; DROP VIEW "everyone";') and restore that`,
+    });
+    const database = join(server.cwd, 'data', 'berth.sqlite');
+    expect(bookIds(database).has(kept)).toBe(true);
+    expect(existsSync(`${database}.before-restore`)).toBe(false);
+
+    // Removed as the message says, the same backup restores.
+    const cleaned = new Database(backup);
+    cleaned.exec('DROP TRIGGER "promote"; DROP VIEW "everyone";');
+    cleaned.close();
+    expect(berth(server.cwd, ['restore', backup]).code).toBe(0);
+    expect(bookIds(database).has(kept)).toBe(false);
+  });
+
   it('the admin API lists, makes and downloads backups, for the admin token only', async () => {
     const server = await start();
     expect((await fetch(`${server.url}/admin/backups`)).status).toBe(401);
@@ -360,6 +401,51 @@ describe('backups and restore (the real binary)', () => {
     expect(berth(cwd, ['restore', dump], { DATABASE_URL: postgres.url }).stderr).toMatch(
       /pg_restore --clean/,
     );
+  });
+
+  it('with PostgreSQL, pg_dump gets the password in its environment, never in its arguments (which every user sees in ps)', async () => {
+    const password = 'never-in-the-process-table-42';
+    const schema = await freshSchema();
+    const url = `${postgresUrl.replace('://postgres@', `://postgres:${password}@`)}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    expect(url).toContain(password);
+    // A pg_dump first on PATH that writes down what it was given, then runs the real one.
+    const realPgDump = spawnSync('sh', ['-c', 'command -v pg_dump'], { encoding: 'utf8' }).stdout.trim();
+    expect(realPgDump).not.toBe('');
+    const bin = tempDir();
+    const record = join(bin, 'pg_dump-was-given');
+    writeFileSync(
+      join(bin, 'pg_dump'),
+      [
+        '#!/bin/sh',
+        `for word in "$@"; do printf '%s\\n' "$word"; done > '${record}.args'`,
+        `printf '%s' "$PGPASSWORD" > '${record}.password'`,
+        `exec '${realPgDump}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    chmodSync(join(bin, 'pg_dump'), 0o755);
+    const env = { DATABASE_URL: url, PATH: `${bin}:${process.env.PATH}` };
+    const given = () => ({
+      args: readFileSync(`${record}.args`, 'utf8'),
+      password: readFileSync(`${record}.password`, 'utf8'),
+    });
+
+    const cwd = tempDir();
+    const dump = join(cwd, 'shop.dump');
+    expect(berth(cwd, ['backup', dump], env)).toMatchObject({ code: 0 });
+    expect(readFileSync(dump).subarray(0, 5).toString()).toBe('PGDMP');
+    expect(given().args).not.toContain(password);
+    expect(given().args).toContain(`--dbname=${url.replace(`:${password}@`, '@')}\n`);
+    expect(given().password).toBe(password);
+
+    // The server's POST /admin/backups runs it the same way.
+    rmSync(`${record}.args`);
+    const server = await start(cwd, env);
+    const made = await fetch(`${server.url}/admin/backups`, { method: 'POST', headers: auth });
+    expect(made.status).toBe(201);
+    expect(((await made.json()) as { name: string }).name).toMatch(/\.dump$/);
+    expect(given().args).not.toContain(password);
+    expect(given().password).toBe(password);
   });
 
   it('a project’s binary has the same commands; a large database prints its progress on stderr, the result on stdout', async () => {

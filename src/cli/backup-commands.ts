@@ -13,7 +13,7 @@ import {
   writeWhole,
 } from '../node/backups.js';
 import { sqliteFileName } from '../node/open-storage.js';
-import { readServerState } from '../node/server-state.js';
+import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { CommandError } from './command-error.js';
 
@@ -84,17 +84,30 @@ function done(target: string, what: string): void {
   process.stdout.write(`backed up ${what} to ${target} (${statSync(target).size} bytes)\n`);
 }
 
-/** Whether a process with this pid runs (one we may not signal runs too). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * Refuses a database holding triggers or views: Berth makes neither, and
+ * once restored they would run inside the server (a trigger on `users`
+ * can make every new sign-up an admin).
+ */
+function refuseCode(db: Database.Database, file: string): void {
+  const found = db
+    .prepare(
+      "SELECT type, name, tbl_name AS tableName FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
+    )
+    .all() as Array<{ type: 'trigger' | 'view'; name: string; tableName: string }>;
+  if (found.length === 0) return;
+  const named = found.map((each) =>
+    each.type === 'trigger' ? `trigger "${each.name}" on ${each.tableName}` : `view "${each.name}"`,
+  );
+  const drops = found
+    .map((each) => `DROP ${each.type.toUpperCase()} "${each.name.replace(/"/g, '""')}";`)
+    .join(' ');
+  throw new CommandError(
+    `${file} holds ${named.join(', ')}, which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY '${drops}') and restore that`,
+  );
 }
 
-/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged. */
+/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged, with no triggers or views. */
 function checkBackup(file: string): void {
   if (!existsSync(file)) throw new CommandError(`there is no file ${file}: give the path of a backup`);
   let db: Database.Database | undefined;
@@ -112,6 +125,7 @@ function checkBackup(file: string): void {
     if (check !== 'ok') {
       throw new CommandError(`${file} is damaged (quick_check: ${String(check)}), so nothing was changed`);
     }
+    refuseCode(db, file);
   } catch (error) {
     if (error instanceof CommandError) throw error;
     throw new CommandError(
@@ -164,28 +178,43 @@ export function addRestoreCommand(program: Command, app: App): void {
       const source = resolve(file);
       checkBackup(source);
       const dataDir = settings.dataDir.value;
-      const running = readServerState(dataDir);
-      if (running && alive(running.pid)) {
-        throw new CommandError(
-          `a server (pid ${running.pid}, ${running.url}) is using ${dataDir}, so nothing was changed: stop it first (\`${app.name} service stop\` for a service, or \`kill ${running.pid}\`), then restore`,
-        );
-      }
-      const database = join(dataDir, sqliteFileName);
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      // The backup is copied in full before anything is moved, so a failure changes nothing.
-      const incoming = `${database}.restoring`;
+      // Held until the restore ends (with the process): no server starts on a half-restored directory.
+      let lock: DataDirLock | undefined;
       try {
-        await copySqliteFile(source, incoming, progressOnStderr());
+        lock = tryLockDataDir(dataDir);
       } catch (error) {
         throw new CommandError(
-          `${source} could not be read, so nothing was changed: ${(error as Error).message}`,
+          `cannot lock ${dataDir} (${(error as Error).message}), so nothing was changed: run restore as the user the server runs as`,
           { cause: error },
         );
       }
-      const aside = existsSync(database) ? moveAside(database) : undefined;
-      renameSync(incoming, database);
-      process.stdout.write(
-        `restored ${source} into ${database}${aside ? `; the database before it is kept as ${aside}` : ''}\n`,
-      );
+      if (!lock) {
+        const holder = dataDirHolder(dataDir);
+        throw new CommandError(
+          holder
+            ? `a server (pid ${holder.pid}, ${holder.url}) is using ${dataDir}, so nothing was changed: stop it first (\`${app.name} service stop\` for a service, or \`kill ${holder.pid}\`), then restore`
+            : `another Berth process (a server, or another restore) is using ${dataDir} (it holds ${join(dataDir, dataDirLockFile)}), so nothing was changed: let it finish or stop it, then restore`,
+        );
+      }
+      try {
+        const database = join(dataDir, sqliteFileName);
+        // The backup is copied in full before anything is moved, so a failure changes nothing.
+        const incoming = `${database}.restoring`;
+        try {
+          await copySqliteFile(source, incoming, progressOnStderr());
+        } catch (error) {
+          throw new CommandError(
+            `${source} could not be read, so nothing was changed: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
+        const aside = existsSync(database) ? moveAside(database) : undefined;
+        renameSync(incoming, database);
+        process.stdout.write(
+          `restored ${source} into ${database}${aside ? `; the database before it is kept as ${aside}` : ''}\n`,
+        );
+      } finally {
+        lock.release();
+      }
     });
 }

@@ -92,7 +92,7 @@ export const errorCatalogue = {
   BERTH_INSUFFICIENT_STORAGE: {
     status: 507,
     title: 'Insufficient storage',
-    hint: 'The storage is full (in a browser: over quota). Delete data, or allow the site more storage.',
+    hint: 'The storage is full: free space on the disk that holds the database (in a browser: delete data, or allow the site more storage), then retry.',
   },
   BERTH_INTERNAL: {
     status: 500,

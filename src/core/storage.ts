@@ -93,6 +93,8 @@ export interface StorageStats {
   statementLimit?: number;
   /** Connections of a pool: open, idle, and callers waiting for one. */
   pool?: { total: number; idle: number; waiting: number };
+  /** Set while the disk is full: since the write that found it so, until a write succeeds again. */
+  full?: { since: string };
 }
 
 /** Told how far a backup is: pages copied of the database's pages. */

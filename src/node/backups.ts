@@ -95,15 +95,53 @@ export async function copySqliteFile(
 export class MissingPgDump extends Error {}
 
 /**
+ * A PostgreSQL URL without its password, and the password: a client tool
+ * gets the URL in its arguments, which every user of the machine can read
+ * (`ps`), and the password in `PGPASSWORD`, which only the same user can.
+ * Both places libpq reads a password from are emptied (`user:password@`
+ * and `?password=`); everything else is kept as written.
+ */
+export function splitPassword(url: string): { url: string; password: string | undefined } {
+  let password: string | undefined;
+  const decode = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text; // not percent-encoded: libpq will say what is wrong with it
+    }
+  };
+  let rest = url.replace(/^(postgres(?:ql)?:\/\/)([^@/?#]*)@/, (whole, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) return whole;
+    password = decode(userinfo.slice(colon + 1));
+    return `${scheme}${userinfo.slice(0, colon)}@`;
+  });
+  const query = rest.indexOf('?');
+  if (query >= 0) {
+    const params = rest.slice(query + 1).split('&');
+    const given = params.find((param) => param.startsWith('password='));
+    if (given !== undefined) {
+      password = decode(given.slice('password='.length));
+      const kept = params.filter((param) => !param.startsWith('password='));
+      rest = `${rest.slice(0, query)}${kept.length ? `?${kept.join('&')}` : ''}`;
+    }
+  }
+  return { url: rest, password };
+}
+
+/**
  * `pg_dump --format=custom` of a PostgreSQL database into `file` (restore
  * it with `pg_restore --clean --dbname=...`; write it through `writeWhole`).
- * Rejects with its stderr when it fails, or with `MissingPgDump` when it is
- * not installed.
+ * The password goes in the environment, never in the arguments. Rejects
+ * with its stderr when it fails, or with `MissingPgDump` when it is not
+ * installed.
  */
-export function pgDump(url: string, file: string): Promise<void> {
+export function pgDump(databaseUrl: string, file: string): Promise<void> {
+  const { url, password } = splitPassword(databaseUrl);
   return new Promise((resolve, reject) => {
     const child = spawn('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${url}`], {
       stdio: ['ignore', 'ignore', 'pipe'],
+      env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password },
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

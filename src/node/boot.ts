@@ -1,10 +1,13 @@
 import { EventBus, type App, type ResolvedSettings, type Storage } from '../core/index.js';
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
-import { createLogger, type NodeLogging } from './logger.js';
+import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';
+import { worldReadableEnvFile } from './env-file.js';
+import { createLogger, type NodeLogger, type NodeLogging } from './logger.js';
 import { resolveAppModuleSettings } from './module-settings.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
+import { settingTable, type SettingName } from './setting-table.js';
 import { resolveSettings, type SettingInputs, type Settings, type StartFlags } from './settings.js';
 
 export interface BootOptions {
@@ -18,6 +21,12 @@ export interface BootOptions {
   showNewToken: boolean;
   /** Log the route table (not in a cluster worker: its primary did). */
   logRoutes: boolean;
+  /**
+   * This process answers for the server as a whole (a single process, or a
+   * `--workers` primary, not a worker): it holds the data directory's lock
+   * and warns about what the files it read expose.
+   */
+  primary: boolean;
 }
 
 /** What every start shares, single process or `--workers` primary and worker. */
@@ -32,12 +41,35 @@ export interface Booted extends NodeLogging {
   storage: Storage;
   token: AdminToken;
   moduleSettings: Map<string, ResolvedSettings>;
+  /** The data directory's lock, released by whoever stops the server last. */
+  dataDirLock: DataDirLock | undefined;
+}
+
+/**
+ * Warns when `.env` holds a secret (the admin token, a URL with a password,
+ * …) that the server uses and every user of the machine may read: says the
+ * file's mode and the `chmod` that makes it private.
+ */
+function warnOnReadableSecrets(logger: NodeLogger, settings: Settings): void {
+  const variables = (Object.keys(settingTable) as SettingName[]).flatMap((name) => {
+    const { secret, variable } = settingTable[name] as { secret?: boolean; variable?: string };
+    return secret && variable && settings[name].source === `${variable} in .env` ? [variable] : [];
+  });
+  if (variables.length === 0) return;
+  const readable = worldReadableEnvFile(settings.cwd);
+  if (!readable) return;
+  const { file, mode } = readable;
+  logger.warn(
+    { file, mode, variables },
+    `${file} holds ${variables.join(', ')} in plain text and every user of this machine may read it (mode ${mode}): run \`chmod 600 ${file}\` (owned by the user the server runs as)`,
+  );
 }
 
 /**
  * The one start-up sequence: settings (Berth's and the modules') → logger
- * (and the mode line) → storage opened and migrated (each step logged) →
- * the admin token → the route table. On failure storage is closed again.
+ * (and the mode line) → the data directory's lock → storage opened and
+ * migrated (each step logged) → the admin token → the route table. On
+ * failure storage is closed and the lock released again.
  */
 export async function boot(configured: App, options: BootOptions): Promise<Booted> {
   const resolve = (inputs?: SettingInputs): Settings =>
@@ -63,8 +95,17 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   } else {
     logger.info({ mode, source: settings.mode.source }, 'release mode');
   }
+  if (options.primary) warnOnReadableSecrets(logger, settings);
+  // Before storage opens: a second server on the directory changes nothing.
+  const dataDirLock = options.primary ? lockDataDirForServer(settings.dataDir.value) : undefined;
   const events = new EventBus();
-  const storage = app.createStorage(openStorage(settings, logger), events);
+  let storage: Storage;
+  try {
+    storage = app.createStorage(openStorage(settings, logger), events);
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
   try {
     logger.info(
       { driver: storage.driver, location: storage.location },
@@ -78,9 +119,21 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     });
     announceToken(logger, token, app.name, settings.cwd);
     if (options.logRoutes) logRoutes(logger, app.routes);
-    return { ...logging, app, settings, resolve, realtimePath, events, storage, token, moduleSettings };
+    return {
+      ...logging,
+      app,
+      settings,
+      resolve,
+      realtimePath,
+      events,
+      storage,
+      token,
+      moduleSettings,
+      dataDirLock,
+    };
   } catch (error) {
     await storage.close();
+    dataDirLock?.release();
     logger.flush();
     throw error;
   }

@@ -118,6 +118,8 @@ export async function startCluster(
     ...(options.env ? { env: options.env } : {}),
     showNewToken: process.stdout.isTTY === true,
     logRoutes: true,
+    // The data directory's lock is held here for the whole cluster: workers come and go.
+    primary: true,
   });
   await booted.storage.close();
   const { logger } = booted;
@@ -341,6 +343,7 @@ export async function startCluster(
     server.close();
     await Promise.all(exits);
     removeServerState(dataDir, process.pid);
+    booted.dataDirLock?.release();
     logger.info({}, 'stopped');
     await new Promise<void>((done) => logger.flush(() => done()));
   }

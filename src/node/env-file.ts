@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { SettingError } from './setting-error.js';
@@ -14,6 +14,17 @@ export function readEnvFile(dir: string): Record<string, string> {
     throw new SettingError(`cannot read ${file}: ${(error as Error).message}`);
   }
   return parseEnv(text) as Record<string, string>;
+}
+
+/** `.env` in `dir` and its mode (`0644`) when every user of the machine may read it; undefined when not (or absent). */
+export function worldReadableEnvFile(dir: string): { file: string; mode: string } | undefined {
+  const file = join(dir, '.env');
+  try {
+    const mode = statSync(file).mode & 0o7777;
+    return mode & 0o004 ? { file, mode: mode.toString(8).padStart(4, '0') } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A variable's value and where it came from: the real environment wins over `.env`. */

@@ -193,7 +193,7 @@ export const settingTable = {
     fromConfig: (value, _source, { cwd, configDir }) => resolve(configDir ?? cwd, value as string),
     live: false,
     description:
-      'where the SQLite database and the admin token hash live (in the config file: relative to it)',
+      'where the SQLite database, the admin token hash and backups live (in the config file: relative to it); one server per directory, which it keeps locked (`berth.lock`)',
     shownDefault: '`./data`',
   }),
   mode: setting<Mode>({

@@ -64,6 +64,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     ...options,
     showNewToken: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
     logRoutes: !worker,
+    // A worker serves under its primary's lock; the primary warned about its files.
+    primary: !worker,
   });
   const { app, settings, logger, storage, events, realtimePath } = booted;
   const dataDir = settings.dataDir.value;
@@ -71,6 +73,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     for (const hook of app.hooks.onStart) await hook();
   } catch (error) {
     await storage.close();
+    booted.dataDirLock?.release();
     throw error;
   }
   const realtime = realtimePath
@@ -127,6 +130,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     await closeInstances();
     await storage.close();
     removeServerState(dataDir, process.pid);
+    booted.dataDirLock?.release();
     logger.info({}, 'stopped');
     await new Promise<void>((done) => logger.flush(() => done()));
   };
@@ -159,7 +163,13 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     };
   }
 
-  const address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
+  let address: Awaited<ReturnType<HttpListener['listen']>>;
+  try {
+    address = await listener.listen(settings.port.value, settings.host.value, settings.port.source);
+  } catch (error) {
+    booted.dataDirLock?.release();
+    throw error;
+  }
   serving.port = address.port;
   serving.url = listenerUrl(settings.host.value, address.port);
   let lastReload: ReloadOutcome | undefined;

@@ -65,6 +65,8 @@ export const postgresDialect: SqlDialect = {
       };
     // statement_timeout (57014 is also a cancel request, which Berth never sends).
     if (code === '57014') return { timedOut: true };
+    // disk_full: the server's disk, not a connection problem.
+    if (code === '53100') return { full: true };
     if (
       (code && (unavailableCodes.has(code) || code.startsWith('08'))) ||
       /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(

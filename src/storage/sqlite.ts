@@ -57,6 +57,7 @@ export const sqliteDialect: SqlDialect = {
     }
     // Another process holds the database longer than the busy timeout: like an outage, retry shortly.
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { unavailable: true };
+    if (code === 'SQLITE_FULL') return { full: true };
     return undefined;
   },
 };

@@ -14,10 +14,11 @@ const Health = z.object({ status: z.literal('ok') });
 const Readiness = z.object({
   status: z.literal('ready'),
   checks: z.object({
-    storage: z.literal('ok'),
+    storage: z.enum(['ok', 'full']),
     migrations: z.literal('done'),
     draining: z.literal(false),
   }),
+  detail: z.string().optional(),
 });
 
 /** Resolves when storage answers a trivial query; rejects with why it did not, within the timeout. */
@@ -71,7 +72,7 @@ export function createHealthModule(): ModuleDefinition {
         probe: true,
         batchable: false,
         summary: 'Whether the server can serve (readiness)',
-        description: `200 when storage answers (within ${storageCheckTimeout} ms), migrations are done and the server is not shutting down; otherwise 503 with a problem that says which.`,
+        description: `200 when storage answers (within ${storageCheckTimeout} ms), migrations are done and the server is not shutting down; otherwise 503 with a problem that says which. While the disk is full it still answers 200 (reads are served) with \`checks.storage: "full"\` and a \`detail\` that says since when: writes answer 507 until one succeeds again.`,
         response: Readiness,
         docs: {
           responses: {
@@ -92,7 +93,19 @@ export function createHealthModule(): ModuleDefinition {
               `storage (${services.storage.driver}) is unreachable: ${(error as Error).message}`,
             );
           }
-          return { status: 'ready' as const, checks: { storage: 'ok', migrations: 'done', draining: false } };
+          const full = services.storage.stats?.().full;
+          if (full) {
+            const { driver, location } = services.storage;
+            return {
+              status: 'ready' as const,
+              checks: { storage: 'full' as const, migrations: 'done' as const, draining: false as const },
+              detail: `the disk that holds the ${driver} storage (${location}) is full: writes answer 507 since ${full.since}, until space is freed and one succeeds; reads are served`,
+            };
+          }
+          return {
+            status: 'ready' as const,
+            checks: { storage: 'ok' as const, migrations: 'done' as const, draining: false as const },
+          };
         },
       }),
     ],

@@ -15,13 +15,14 @@ export interface SqlDialect {
   decode(kind: FieldKind, value: unknown): unknown;
   /** Whether `decode` changes values of this kind at all: the others come back as the engine gives them. */
   decodes(kind: FieldKind): boolean;
-  /** Whether an error means a unique value is taken (and which index), the engine is unavailable, or a statement ran past its time. */
+  /** Whether an error means a unique value is taken (and which index), the engine is unavailable, a statement ran past its time, or the disk is full. */
   classify(error: unknown):
     | {
         conflict?: string;
         unavailable?: boolean;
         retryAfter?: string;
         timedOut?: boolean;
+        full?: boolean;
         /** A value the engine cannot take (PostgreSQL and the NUL character): the request's fault, a 400. */
         refused?: string;
       }

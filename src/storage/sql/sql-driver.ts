@@ -1,11 +1,12 @@
-import type {
-  BackupProgress,
-  CollectionDefinition,
-  DriverRepository,
-  DriverScope,
-  MigrationStep,
-  StorageDriver,
-  StorageStats,
+import {
+  BerthError,
+  type BackupProgress,
+  type CollectionDefinition,
+  type DriverRepository,
+  type DriverScope,
+  type MigrationStep,
+  type StorageDriver,
+  type StorageStats,
 } from '../../core/index.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
@@ -31,18 +32,53 @@ export interface SqlEngine {
   close(): Promise<void>;
 }
 
-/** Repositories over one connection, made once per collection. */
-function scopeOver(engine: SqlEngine, connection: SqlConnection): DriverScope {
+/** Repositories over one connection, made once per collection (and passed through `wrap`). */
+function scopeOver(
+  engine: SqlEngine,
+  connection: SqlConnection,
+  wrap: (repository: DriverRepository) => DriverRepository = (repository) => repository,
+): DriverScope {
   const repositories = new Map<string, DriverRepository>();
   return {
     repository(collection: CollectionDefinition) {
       let repository = repositories.get(collection.name);
       if (!repository) {
-        repository = sqlRepository(connection, engine.dialect, collection);
+        repository = wrap(sqlRepository(connection, engine.dialect, collection));
         repositories.set(collection.name, repository);
       }
       return repository;
     },
+  };
+}
+
+/**
+ * Whether the disk is full, as the writes found it: full from a write that
+ * failed for it (507) until one succeeds (a write alone, or a transaction
+ * that commits). `GET /readyz` reports it.
+ */
+function diskWatch() {
+  let full: { since: string } | undefined;
+  const watch = async <R>(write: () => Promise<R>): Promise<R> => {
+    try {
+      const result = await write();
+      full = undefined;
+      return result;
+    } catch (error) {
+      if (error instanceof BerthError && error.code === 'BERTH_INSUFFICIENT_STORAGE')
+        full ??= { since: new Date().toISOString() };
+      throw error;
+    }
+  };
+  return {
+    full: () => full,
+    watch,
+    /** The repository, its writes watched (reads, the hot path, are left as they are). */
+    repository: (repository: DriverRepository): DriverRepository => ({
+      ...repository,
+      insert: (row) => watch(() => repository.insert(row)),
+      update: (id, patch) => watch(() => repository.update(id, patch)),
+      delete: (id) => watch(() => repository.delete(id)),
+    }),
   };
 }
 
@@ -52,12 +88,14 @@ function scopeOver(engine: SqlEngine, connection: SqlConnection): DriverScope {
  * connection, dialect, schema editor and error translation.
  */
 export function sqlDriver(engine: SqlEngine): StorageDriver {
-  let outside = scopeOver(engine, engine.connection);
+  const disk = diskWatch();
+  let outside = scopeOver(engine, engine.connection, disk.repository);
   return {
     driver: engine.driver,
     location: engine.location,
     repository: (collection) => outside.repository(collection),
-    transaction: (work) => engine.transaction((connection) => work(scopeOver(engine, connection))),
+    transaction: (work) =>
+      disk.watch(() => engine.transaction((connection) => work(scopeOver(engine, connection)))),
     async migrate(
       collections: readonly CollectionDefinition[],
       onStep: (step: MigrationStep) => void = () => {},
@@ -68,10 +106,13 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
         (connection) => migrateTables(connection, engine.dialect, engine.editor, collections, onStep),
         { migration: true },
       );
-      outside = scopeOver(engine, engine.connection); // tables may have new columns
+      outside = scopeOver(engine, engine.connection, disk.repository); // tables may have new columns
       return { created };
     },
-    stats: () => engine.stats(),
+    stats: () => {
+      const full = disk.full();
+      return full ? { ...engine.stats(), full } : engine.stats();
+    },
     async ping() {
       try {
         await engine.connection.all('SELECT 1', []);

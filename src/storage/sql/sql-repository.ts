@@ -146,6 +146,13 @@ export function translate(dialect: SqlDialect, collection: string, error: unknow
     });
   }
   if (found?.refused) throw new BerthError('BERTH_BAD_REQUEST', found.refused, { cause: error });
+  if (found?.full) {
+    throw new BerthError(
+      'BERTH_INSUFFICIENT_STORAGE',
+      'the disk that holds the database is full, so nothing was written: free space on it, then send the request again',
+      { cause: error },
+    );
+  }
   if (found?.timedOut) {
     throw new BerthError('BERTH_QUERY_TIMEOUT', 'the query ran past the query timeout and was stopped', {
       cause: error,
