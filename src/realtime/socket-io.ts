@@ -14,6 +14,7 @@ import {
   type Logger,
   type Topic,
 } from '../core/index.js';
+import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import { closingEvent, createSubscriptions } from './subscriptions.js';
 import type { RealtimeMonitor } from './monitor.js';
@@ -84,7 +85,8 @@ const packetBytes = (packet: { data?: unknown }): number =>
  * onto a new listener. Channels are events of the same name; `subscribe`
  * joins a topic's change events when the client may read that collection.
  * Each client is held to the connection limits, a message rate and a send
- * buffer; one whose channel handler throws is closed, and no other.
+ * buffer; its channel answers keep the order of its messages; one whose
+ * channel handler throws or rejects is closed, and no other.
  */
 export function createSocketIoServer(options: SocketIoOptions) {
   const { logger, monitor, connections } = options;
@@ -170,25 +172,41 @@ export function createSocketIoServer(options: SocketIoOptions) {
       );
       closeClient(socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
     });
-    for (const channel of options.channels) {
-      socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
-        monitor.message(socket.id, channel.name, 'in', value);
-        let reply: ReturnType<ChannelDefinition['onMessage']>;
-        try {
-          reply = channel.onMessage(asChannelMessage(value), { clientId: socket.id });
-        } catch (error) {
+    type Acknowledge = (value: unknown) => void;
+    const conversation = answerInOrder<Acknowledge | undefined>(
+      { clientId: socket.id },
+      // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
+      { messages: options.messageRate * 2, bytes: options.sendBuffer },
+      {
+        answer: (channel, reply, acknowledge) => {
+          monitor.message(socket.id, channel.name, 'out', reply);
+          socket.emit(channel.name, reply);
+          acknowledge?.(reply);
+        },
+        failed: (channel, error, acknowledge) => {
           logger.error(
             { clientId: socket.id, channel: channel.name, err: error },
             `the ${channel.name} channel failed on a message from ${socket.id}; that client is closed`,
           );
           const reason = `the ${channel.name} channel failed on this message`;
-          if (typeof acknowledge === 'function') acknowledge({ error: reason });
-          return closeClient(socket, 1011, reason);
-        }
-        if (reply === undefined) return;
-        monitor.message(socket.id, channel.name, 'out', reply);
-        socket.emit(channel.name, reply);
-        if (typeof acknowledge === 'function') acknowledge(reply);
+          acknowledge?.({ error: reason });
+          closeClient(socket, 1011, reason);
+        },
+        overflowed: (reason) => {
+          logger.warn({ clientId: socket.id }, `realtime client ${socket.id} closed: ${reason}`);
+          closeClient(socket, 1008, reason);
+        },
+      },
+    );
+    socket.on('disconnect', () => conversation.stop());
+    for (const channel of options.channels) {
+      socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
+        monitor.message(socket.id, channel.name, 'in', value);
+        conversation.receive(
+          channel,
+          asChannelMessage(value),
+          typeof acknowledge === 'function' ? (acknowledge as Acknowledge) : undefined,
+        );
       });
     }
     socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {
