@@ -36,6 +36,8 @@ export interface SocketIoOptions {
   pingTimeout: number;
   allowOrigin: (request: IncomingMessage) => boolean;
   connections: ConnectionLimiter;
+  /** The client's address, as HTTP sees it (`X-Forwarded-For` with trustProxy). */
+  clientAddress: (request: IncomingMessage) => string;
   /** Messages per second one client may send. */
   messageRate: number;
   /** Bytes that may wait to be sent to one client. */
@@ -63,12 +65,12 @@ function handshakeToken(socket: Socket): string | undefined {
 
 /** Who a socket's handshake token is, as the app's authenticators say now. */
 const callerOfWith =
-  (authenticate: SocketIoOptions['authenticate']) =>
+  (authenticate: SocketIoOptions['authenticate'], addressOf: (socket: Socket) => string) =>
   (socket: Socket): Promise<Caller | null | undefined> => {
     const token = handshakeToken(socket);
     return token === undefined
       ? Promise.resolve(undefined)
-      : authenticate({ token, address: socket.handshake.address });
+      : authenticate({ token, address: addressOf(socket) });
   };
 
 /** The size of one engine.io packet's data, roughly, for the send buffer limit. */
@@ -84,12 +86,16 @@ const packetBytes = (packet: { data?: unknown }): number =>
  * server: requests and upgrades are handed to it, so it survives a reload
  * onto a new listener. Channels are events of the same name; `subscribe`
  * joins a topic's change events when the client may read that collection.
- * Each client is held to the connection limits, a message rate and a send
- * buffer; its channel answers keep the order of its messages; one whose
- * channel handler throws or rejects is closed, and no other.
+ * Each client is held to the connection limits (counted by its address as
+ * HTTP sees it), a message rate and a send buffer; its channel answers keep
+ * the order of its messages; one whose channel handler throws or rejects is
+ * closed, and no other.
  */
 export function createSocketIoServer(options: SocketIoOptions) {
   const { logger, monitor, connections } = options;
+  // Each connection's address, taken once at its handshake: the limiter releases what it counted.
+  const addresses = new WeakMap<EngineSocket, string>();
+  const addressOf = (socket: Socket): string => addresses.get(socket.conn) ?? socket.handshake.address;
   const engine = new Engine({
     maxHttpBufferSize: options.maxMessageBytes,
     pingInterval: options.pingInterval,
@@ -99,9 +105,10 @@ export function createSocketIoServer(options: SocketIoOptions) {
         logger.warn({ origin: request.headers.origin }, 'realtime connection refused: origin not allowed');
         return answer('origin not allowed', false);
       }
-      const refusal = connections.refusal(request.socket.remoteAddress ?? '');
+      const address = options.clientAddress(request);
+      const refusal = connections.refusal(address);
       if (refusal) {
-        logger.warn({ address: request.socket.remoteAddress }, `realtime connection refused: ${refusal}`);
+        logger.warn({ address }, `realtime connection refused: ${refusal}`);
         return answer(refusal, false);
       }
       answer(null, true);
@@ -114,7 +121,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
       }),
   });
   engine.on('connection', (connection: EngineSocket) => {
-    const address = connection.request.socket.remoteAddress ?? '';
+    const address = options.clientAddress(connection.request);
+    addresses.set(connection, address);
     connections.opened(address);
     connection.once('close', () => connections.closed(address));
     // A client that does not read lets packets pile up in engine.io's buffer
@@ -138,7 +146,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
     ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   io.bind(engine);
-  const callerOf = callerOfWith(options.authenticate);
+  const callerOf = callerOfWith(options.authenticate, addressOf);
   const subscriptions = createSubscriptions({
     topics: options.topics,
     authenticators: options.authenticators,
@@ -153,7 +161,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
   };
 
   io.on('connection', (socket: Socket) => {
-    monitor.connected(socket.id, socket.conn.transport.name, socket.handshake.address);
+    monitor.connected(socket.id, socket.conn.transport.name, addressOf(socket));
     socket.conn.on('upgrade', (transport: { name: string }) =>
       monitor.transportChanged(socket.id, transport.name),
     );

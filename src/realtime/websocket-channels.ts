@@ -14,6 +14,8 @@ export interface WebSocketChannelOptions {
   pingInterval: number;
   allowOrigin: (request: IncomingMessage) => boolean;
   connections: ConnectionLimiter;
+  /** The client's address, as HTTP sees it (`X-Forwarded-For` with trustProxy). */
+  clientAddress: (request: IncomingMessage) => string;
   /** Messages per second one client may send. */
   messageRate: number;
   /** Bytes that may wait to be sent to one client. */
@@ -139,7 +141,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         options.logger.warn({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
         return refuse(socket, '403 Forbidden');
       }
-      const address = request.socket.remoteAddress ?? '';
+      const address = options.clientAddress(request);
       const refusal = options.connections.refusal(address);
       if (refusal) {
         options.logger.warn({ address }, `websocket refused: ${refusal}`);
