@@ -1,4 +1,4 @@
-import type { ChannelDefinition, ChannelMessage } from '../core/channel.js';
+import type { ChannelDefinition, ChannelMessage, ChannelReply } from '../core/channel.js';
 
 let counter = 0;
 
@@ -42,6 +42,8 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
   readonly #origin: string;
   readonly #clientId = `page-${++counter}`;
   #queue: Promise<void> = Promise.resolve();
+  /** Set when the channel failed: the messages sent after that one are not handled. */
+  #failed = false;
 
   readonly #handlers = new Map<string, { handler: Handler<Event>; listener: (event: Event) => void }>();
 
@@ -128,29 +130,38 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
     if (this.readyState !== 1) return; // like the browser: silently dropped after close()
     const channel = this.#channel!;
     const message = toMessage(data);
-    // Blobs are read asynchronously; the queue keeps replies in the order messages were sent.
+    // Blobs are read, and async handlers answer, later: the queue handles one message at a time,
+    // so replies keep the order messages were sent. Nothing in it rejects, so it never stops.
     this.#queue = this.#queue.then(async () => {
-      let reply: ReturnType<ChannelDefinition['onMessage']>;
+      if (this.#failed) return;
+      let payload: string | ArrayBuffer | Blob | undefined;
       try {
-        reply = channel.onMessage(await message, { clientId: this.#clientId });
+        const reply = await channel.onMessage(await message, { clientId: this.#clientId });
+        payload = this.#payload(channel, reply);
       } catch {
+        this.#failed = true;
         return this.#closedByServer(1011, 'the channel failed on this message');
       }
-      if (reply === undefined) return;
-      const payload =
-        typeof reply === 'number'
-          ? String(reply)
-          : typeof reply === 'string'
-            ? reply
-            : this.binaryType === 'arraybuffer'
-              ? reply.slice().buffer
-              : new Blob([reply.slice()]);
+      if (payload === undefined) return;
       later(
         () =>
           this.readyState === 1 &&
           this.#fire(new MessageEvent('message', { data: payload, origin: this.#origin })),
       );
     });
+  }
+
+  /** A reply as the browser's WebSocket delivers data; a value no server could send is the channel failing. */
+  #payload(channel: ChannelDefinition, reply: ChannelReply): string | ArrayBuffer | Blob | undefined {
+    if (reply === undefined) return undefined;
+    if (typeof reply === 'number') return String(reply);
+    if (typeof reply === 'string') return reply;
+    if (reply instanceof Uint8Array) {
+      return this.binaryType === 'arraybuffer' ? reply.slice().buffer : new Blob([reply.slice()]);
+    }
+    throw new TypeError(
+      `the ${channel.name} channel answered with ${reply === null ? 'null' : `a value of type ${typeof reply}`}: a channel answers text, bytes, a number or undefined`,
+    );
   }
 
   close(code?: number, reason = ''): void {

@@ -1,6 +1,9 @@
 /** A message on a channel: text, or bytes for binary frames. */
 export type ChannelMessage = string | Uint8Array;
 
+/** What a channel answers: text or bytes, a number (sent as its decimal text), or undefined to send nothing. */
+export type ChannelReply = ChannelMessage | number | undefined;
+
 export interface ChannelContext {
   /** Identifies the connection, for logs and the monitor. */
   clientId: string;
@@ -15,8 +18,13 @@ export interface ChannelContext {
 export interface ChannelDefinition {
   name: string;
   description?: string;
-  /** The answer to one message; a number is sent as its decimal text. Undefined sends nothing. */
-  onMessage(message: ChannelMessage, context: ChannelContext): ChannelMessage | number | undefined;
+  /**
+   * The answer to one message, or a promise of it (an `async` handler). A
+   * client's messages are handled one at a time, in order: while a promise
+   * is pending, its next messages wait, so answers keep their order. A throw
+   * or a rejection closes that client (1011), and no other.
+   */
+  onMessage(message: ChannelMessage, context: ChannelContext): ChannelReply | Promise<ChannelReply>;
 }
 
 /**
@@ -24,6 +32,12 @@ export interface ChannelDefinition {
  *
  * @example
  * const echo = defineChannel({ name: 'echo', onMessage: (message) => message })
+ * const lookup = defineChannel({
+ *   name: 'lookup',
+ *   async onMessage(message) {
+ *     return JSON.stringify(await findWord(String(message)))
+ *   },
+ * })
  */
 export function defineChannel(channel: ChannelDefinition): ChannelDefinition {
   if (!/^[a-z][a-z0-9-]*$/.test(channel.name)) {

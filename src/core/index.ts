@@ -25,6 +25,7 @@ export {
   type ChannelDefinition,
   type ChannelMessage,
   type ChannelContext,
+  type ChannelReply,
 } from './channel.js';
 export {
   contentTypeFor,

@@ -9,6 +9,7 @@ import {
 } from '../core/index.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
+import { clientAddressOf } from './client-address.js';
 import { serverBackups } from './backups.js';
 import { isClusterWorker } from './cluster-worker.js';
 import { createNodeMetrics } from './metrics.js';
@@ -134,11 +135,8 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
 type NodePlatform = { incoming?: IncomingMessage } | undefined;
 
 const socketAddress = (platform: unknown): string | undefined =>
-  (platform as NodePlatform)?.incoming?.socket.remoteAddress;
+  clientAddressOf((platform as NodePlatform)?.incoming, false);
 
 /** Behind a reverse proxy: the address the proxy saw, the last of `X-Forwarded-For`. */
-const forwardedAddress = (platform: unknown): string | undefined => {
-  const header = (platform as NodePlatform)?.incoming?.headers['x-forwarded-for'];
-  const last = (Array.isArray(header) ? header.join(',') : header)?.split(',').pop()?.trim();
-  return last || socketAddress(platform);
-};
+const forwardedAddress = (platform: unknown): string | undefined =>
+  clientAddressOf((platform as NodePlatform)?.incoming, true);

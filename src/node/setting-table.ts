@@ -465,7 +465,7 @@ export const settingTable = {
     parse: wholeNumber(1, 'realtime send buffer (bytes)'),
     live: false,
     description:
-      'bytes waiting to be sent to one client; a client that lets more pile up is not reading and is closed (1008)',
+      'bytes waiting for one client: answers it has not read, or its messages behind an async channel handler; over it the client is closed (1008)',
     shownDefault: '8388608 (8 MiB)',
   }),
   databaseUrl: setting<string | undefined>({

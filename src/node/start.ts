@@ -2,6 +2,7 @@ import type { App, AppInstance, Storage } from '../core/index.js';
 import { createNodeRealtime } from '../realtime/node-realtime.js';
 import { servingInstances } from './instances.js';
 import { boot } from './boot.js';
+import { clientAddressOf } from './client-address.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
 import { HttpListener, listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
@@ -84,6 +85,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         mode: settings.mode.value,
         settings: realtimeSettingsOf(settings),
         authenticate: (credential) => serving.instance.authenticate(credential),
+        // The running settings' trustProxy, at each connection: a reload that changes it applies to the next.
+        clientAddress: (request) => clientAddressOf(request, serving.settings.trustProxy.value),
         ...(settings.redisUrl.value
           ? { redisUrl: settings.redisUrl.value }
           : worker

@@ -1,6 +1,9 @@
+import { addressBucket } from '../core/index.js';
+
 /**
  * Counts realtime connections, socket.io and plain WebSocket alike, so one
- * process and one address cannot hold more than their share.
+ * process and one address cannot hold more than their share. Addresses
+ * count as HTTP's rate limits count them: IPv4 as it is, IPv6 by its /64.
  */
 export class ConnectionLimiter {
   readonly #max: number;
@@ -22,22 +25,25 @@ export class ConnectionLimiter {
     if (this.#total >= this.#max) {
       return `this server holds its limit of ${this.#max} realtime connections; try again later`;
     }
-    if ((this.#byAddress.get(address) ?? 0) >= this.#maxPerAddress) {
-      return `${address} holds its limit of ${this.#maxPerAddress} realtime connections; close one first`;
+    const bucket = addressBucket(address);
+    if ((this.#byAddress.get(bucket) ?? 0) >= this.#maxPerAddress) {
+      return `${bucket} holds its limit of ${this.#maxPerAddress} realtime connections; close one first`;
     }
     return undefined;
   }
 
   opened(address: string): void {
+    const bucket = addressBucket(address);
     this.#total++;
-    this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
+    this.#byAddress.set(bucket, (this.#byAddress.get(bucket) ?? 0) + 1);
   }
 
   closed(address: string): void {
+    const bucket = addressBucket(address);
     this.#total--;
-    const left = (this.#byAddress.get(address) ?? 1) - 1;
-    if (left > 0) this.#byAddress.set(address, left);
-    else this.#byAddress.delete(address);
+    const left = (this.#byAddress.get(bucket) ?? 1) - 1;
+    if (left > 0) this.#byAddress.set(bucket, left);
+    else this.#byAddress.delete(bucket);
   }
 }
 

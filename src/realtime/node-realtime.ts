@@ -79,6 +79,12 @@ export async function createNodeRealtime(
     redisUrl?: string;
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
     adapter?: SocketIoOptions['adapter'];
+    /**
+     * A client's address as HTTP's rate limits see it (asked at each
+     * connection, so a reload that changes trustProxy applies); the
+     * socket's address when not given.
+     */
+    clientAddress?: (request: IncomingMessage) => string | undefined;
   },
 ): Promise<NodeRealtime> {
   const { path, settings, logger } = context;
@@ -89,7 +95,14 @@ export async function createNodeRealtime(
       origins: settings.origins,
     });
   const connections = new ConnectionLimiter(settings.maxConnections, settings.maxConnectionsPerIp);
-  const limits = { connections, messageRate: settings.messageRate, sendBuffer: settings.sendBuffer };
+  const clientAddress = (request: IncomingMessage): string =>
+    context.clientAddress?.(request) ?? request.socket.remoteAddress ?? 'unknown';
+  const limits = {
+    connections,
+    clientAddress,
+    messageRate: settings.messageRate,
+    sendBuffer: settings.sendBuffer,
+  };
   const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
   const adapter = fanout?.adapter ?? context.adapter;
   type Loaded = {

@@ -14,6 +14,7 @@ import {
   type Logger,
   type Topic,
 } from '../core/index.js';
+import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import { closingEvent, createSubscriptions } from './subscriptions.js';
 import type { RealtimeMonitor } from './monitor.js';
@@ -35,6 +36,8 @@ export interface SocketIoOptions {
   pingTimeout: number;
   allowOrigin: (request: IncomingMessage) => boolean;
   connections: ConnectionLimiter;
+  /** The client's address, as HTTP sees it (`X-Forwarded-For` with trustProxy). */
+  clientAddress: (request: IncomingMessage) => string;
   /** Messages per second one client may send. */
   messageRate: number;
   /** Bytes that may wait to be sent to one client. */
@@ -62,12 +65,12 @@ function handshakeToken(socket: Socket): string | undefined {
 
 /** Who a socket's handshake token is, as the app's authenticators say now. */
 const callerOfWith =
-  (authenticate: SocketIoOptions['authenticate']) =>
+  (authenticate: SocketIoOptions['authenticate'], addressOf: (socket: Socket) => string) =>
   (socket: Socket): Promise<Caller | null | undefined> => {
     const token = handshakeToken(socket);
     return token === undefined
       ? Promise.resolve(undefined)
-      : authenticate({ token, address: socket.handshake.address });
+      : authenticate({ token, address: addressOf(socket) });
   };
 
 /** The size of one engine.io packet's data, roughly, for the send buffer limit. */
@@ -83,11 +86,16 @@ const packetBytes = (packet: { data?: unknown }): number =>
  * server: requests and upgrades are handed to it, so it survives a reload
  * onto a new listener. Channels are events of the same name; `subscribe`
  * joins a topic's change events when the client may read that collection.
- * Each client is held to the connection limits, a message rate and a send
- * buffer; one whose channel handler throws is closed, and no other.
+ * Each client is held to the connection limits (counted by its address as
+ * HTTP sees it), a message rate and a send buffer; its channel answers keep
+ * the order of its messages; one whose channel handler throws or rejects is
+ * closed, and no other.
  */
 export function createSocketIoServer(options: SocketIoOptions) {
   const { logger, monitor, connections } = options;
+  // Each connection's address, taken once at its handshake: the limiter releases what it counted.
+  const addresses = new WeakMap<EngineSocket, string>();
+  const addressOf = (socket: Socket): string => addresses.get(socket.conn) ?? socket.handshake.address;
   const engine = new Engine({
     maxHttpBufferSize: options.maxMessageBytes,
     pingInterval: options.pingInterval,
@@ -97,9 +105,10 @@ export function createSocketIoServer(options: SocketIoOptions) {
         logger.warn({ origin: request.headers.origin }, 'realtime connection refused: origin not allowed');
         return answer('origin not allowed', false);
       }
-      const refusal = connections.refusal(request.socket.remoteAddress ?? '');
+      const address = options.clientAddress(request);
+      const refusal = connections.refusal(address);
       if (refusal) {
-        logger.warn({ address: request.socket.remoteAddress }, `realtime connection refused: ${refusal}`);
+        logger.warn({ address }, `realtime connection refused: ${refusal}`);
         return answer(refusal, false);
       }
       answer(null, true);
@@ -112,7 +121,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
       }),
   });
   engine.on('connection', (connection: EngineSocket) => {
-    const address = connection.request.socket.remoteAddress ?? '';
+    const address = options.clientAddress(connection.request);
+    addresses.set(connection, address);
     connections.opened(address);
     connection.once('close', () => connections.closed(address));
     // A client that does not read lets packets pile up in engine.io's buffer
@@ -136,7 +146,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
     ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   io.bind(engine);
-  const callerOf = callerOfWith(options.authenticate);
+  const callerOf = callerOfWith(options.authenticate, addressOf);
   const subscriptions = createSubscriptions({
     topics: options.topics,
     authenticators: options.authenticators,
@@ -151,7 +161,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
   };
 
   io.on('connection', (socket: Socket) => {
-    monitor.connected(socket.id, socket.conn.transport.name, socket.handshake.address);
+    monitor.connected(socket.id, socket.conn.transport.name, addressOf(socket));
     socket.conn.on('upgrade', (transport: { name: string }) =>
       monitor.transportChanged(socket.id, transport.name),
     );
@@ -170,25 +180,41 @@ export function createSocketIoServer(options: SocketIoOptions) {
       );
       closeClient(socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
     });
-    for (const channel of options.channels) {
-      socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
-        monitor.message(socket.id, channel.name, 'in', value);
-        let reply: ReturnType<ChannelDefinition['onMessage']>;
-        try {
-          reply = channel.onMessage(asChannelMessage(value), { clientId: socket.id });
-        } catch (error) {
+    type Acknowledge = (value: unknown) => void;
+    const conversation = answerInOrder<Acknowledge | undefined>(
+      { clientId: socket.id },
+      // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
+      { messages: options.messageRate * 2, bytes: options.sendBuffer },
+      {
+        answer: (channel, reply, acknowledge) => {
+          monitor.message(socket.id, channel.name, 'out', reply);
+          socket.emit(channel.name, reply);
+          acknowledge?.(reply);
+        },
+        failed: (channel, error, acknowledge) => {
           logger.error(
             { clientId: socket.id, channel: channel.name, err: error },
             `the ${channel.name} channel failed on a message from ${socket.id}; that client is closed`,
           );
           const reason = `the ${channel.name} channel failed on this message`;
-          if (typeof acknowledge === 'function') acknowledge({ error: reason });
-          return closeClient(socket, 1011, reason);
-        }
-        if (reply === undefined) return;
-        monitor.message(socket.id, channel.name, 'out', reply);
-        socket.emit(channel.name, reply);
-        if (typeof acknowledge === 'function') acknowledge(reply);
+          acknowledge?.({ error: reason });
+          closeClient(socket, 1011, reason);
+        },
+        overflowed: (reason) => {
+          logger.warn({ clientId: socket.id }, `realtime client ${socket.id} closed: ${reason}`);
+          closeClient(socket, 1008, reason);
+        },
+      },
+    );
+    socket.on('disconnect', () => conversation.stop());
+    for (const channel of options.channels) {
+      socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
+        monitor.message(socket.id, channel.name, 'in', value);
+        conversation.receive(
+          channel,
+          asChannelMessage(value),
+          typeof acknowledge === 'function' ? (acknowledge as Acknowledge) : undefined,
+        );
       });
     }
     socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ChannelDefinition, Logger } from '../core/index.js';
+import type { ChannelDefinition, ChannelReply, Logger } from '../core/index.js';
+import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 
@@ -13,10 +14,24 @@ export interface WebSocketChannelOptions {
   pingInterval: number;
   allowOrigin: (request: IncomingMessage) => boolean;
   connections: ConnectionLimiter;
+  /** The client's address, as HTTP sees it (`X-Forwarded-For` with trustProxy). */
+  clientAddress: (request: IncomingMessage) => string;
   /** Messages per second one client may send. */
   messageRate: number;
   /** Bytes that may wait to be sent to one client. */
   sendBuffer: number;
+}
+
+/** A close reason as the protocol allows it: 123 bytes at most (channel names are ASCII). */
+const closeReason = (reason: string): string => (reason.length > 123 ? `${reason.slice(0, 120)}...` : reason);
+
+/** What a plain WebSocket can carry: a number goes as its decimal text. */
+function frameOf(channel: ChannelDefinition, reply: Exclude<ChannelReply, undefined>): string | Uint8Array {
+  if (typeof reply === 'string' || reply instanceof Uint8Array) return reply;
+  if (typeof reply === 'number') return String(reply);
+  throw new TypeError(
+    `the ${channel.name} channel answered with ${reply === null ? 'null' : `a value of type ${typeof reply}`}: a channel answers text, bytes, a number or undefined`,
+  );
 }
 
 const refuse = (socket: Duplex, status: string, reason = ''): void => {
@@ -27,11 +42,12 @@ const refuse = (socket: Duplex, status: string, reason = ''): void => {
 
 /**
  * Each channel as a plain WebSocket at `/<name>`: a text frame is answered
- * with a text frame, a binary frame per the channel. Each connection is on
- * its own: an oversized message closes it with 1009; a channel handler that
- * throws, with 1011; too many messages per second, or a client that lets
- * answers pile up unread, with 1008. Silent clients are dropped after a
- * missed ping.
+ * with a text frame, a binary frame per the channel, in the order of the
+ * messages (an async handler's answer too). Each connection is on its own:
+ * an oversized message closes it with 1009; a channel handler that throws
+ * or rejects, with 1011; too many messages per second, too many waiting for
+ * an async handler, or a client that lets answers pile up unread, with
+ * 1008. Silent clients are dropped after a missed ping.
  */
 export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
@@ -51,18 +67,45 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   }, options.pingInterval);
   heartbeat.unref();
 
-  function connect(client: WebSocket, channel: ChannelDefinition, request: IncomingMessage): void {
+  function connect(client: WebSocket, channel: ChannelDefinition, address: string): void {
     const id = `ws-${(++counter).toString(36)}`;
     const { monitor, logger } = options;
-    const address = request.socket.remoteAddress ?? '';
     options.connections.opened(address);
     monitor.connected(id, 'websocket', address);
     alive.add(client);
     const allow = messageRate(options.messageRate);
-    const closeClient = (code: number, reason: string): void => {
+    const conversation = answerInOrder(
+      { clientId: id },
+      // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
+      { messages: options.messageRate * 2, bytes: options.sendBuffer },
+      {
+        answer: (_channel, reply) => {
+          const frame = frameOf(channel, reply);
+          if (client.readyState !== client.OPEN) return;
+          if (client.bufferedAmount > options.sendBuffer) {
+            return closeClient(
+              1008,
+              `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
+            );
+          }
+          monitor.message(id, channel.name, 'out', reply);
+          client.send(frame);
+        },
+        failed: (_channel, error) => {
+          logger.error(
+            { clientId: id, channel: channel.name, err: error },
+            `the ${channel.name} channel failed on a message from ${id}; that client is closed`,
+          );
+          client.close(1011, closeReason(`the ${channel.name} channel failed on this message`));
+        },
+        overflowed: (reason) => closeClient(1008, reason),
+      },
+    );
+    function closeClient(code: number, reason: string): void {
+      conversation.stop();
       logger.warn({ clientId: id, code }, `websocket ${id} on /${channel.name} closed (${code}): ${reason}`);
-      client.close(code, reason);
-    };
+      client.close(code, closeReason(reason));
+    }
     client.on('pong', () => alive.add(client));
     client.on('message', (data: Buffer, isBinary: boolean) => {
       if (client.readyState !== client.OPEN) return;
@@ -73,25 +116,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
         : data.toString('utf8');
       monitor.message(id, channel.name, 'in', message);
-      let reply: ReturnType<ChannelDefinition['onMessage']>;
-      try {
-        reply = channel.onMessage(message, { clientId: id });
-      } catch (error) {
-        logger.error(
-          { clientId: id, channel: channel.name, err: error },
-          `the ${channel.name} channel failed on a message from ${id}; that client is closed`,
-        );
-        return client.close(1011, `the ${channel.name} channel failed on this message`);
-      }
-      if (reply === undefined) return;
-      if (client.bufferedAmount > options.sendBuffer) {
-        return closeClient(
-          1008,
-          `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
-        );
-      }
-      monitor.message(id, channel.name, 'out', reply);
-      client.send(typeof reply === 'number' ? String(reply) : reply);
+      conversation.receive(channel, message, undefined);
     });
     client.on('error', (error: Error & { code?: string }) => {
       logger.warn(
@@ -100,6 +125,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       );
     });
     client.on('close', () => {
+      conversation.stop();
       options.connections.closed(address);
       monitor.disconnected(id);
     });
@@ -115,12 +141,13 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         options.logger.warn({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
         return refuse(socket, '403 Forbidden');
       }
-      const refusal = options.connections.refusal(request.socket.remoteAddress ?? '');
+      const address = options.clientAddress(request);
+      const refusal = options.connections.refusal(address);
       if (refusal) {
-        options.logger.warn({ address: request.socket.remoteAddress }, `websocket refused: ${refusal}`);
+        options.logger.warn({ address }, `websocket refused: ${refusal}`);
         return refuse(socket, '503 Service Unavailable', refusal);
       }
-      server.handleUpgrade(request, socket, head, (client) => connect(client, channel, request));
+      server.handleUpgrade(request, socket, head, (client) => connect(client, channel, address));
     },
     /** Closes every connection with 1001 "going away". */
     async close(): Promise<void> {

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { repoRoot } from '../helpers/processes.js';
 import { openPlayground, useChromium } from './helpers.js';
 
 const browser = useChromium();
@@ -24,12 +27,16 @@ describe('the in-page WebSocket class in Chromium', () => {
         }
         await new Promise((done) => socket.addEventListener('open', done));
         const replies: string[] = [];
-        socket.onmessage = (event) => replies.push(String(event.data));
+        // The four replies, or what came within 5 s (a loaded machine may take longer than a moment).
+        const answered = new Promise<void>((done) => {
+          socket.onmessage = (event) => replies.push(String(event.data)) === 4 && done();
+          setTimeout(done, 5000);
+        });
         socket.send('abc');
         socket.send(new Blob(['12345']));
         socket.send(new Uint8Array([1, 2, 3, 4]));
         socket.send(new ArrayBuffer(2));
-        await new Promise((done) => setTimeout(done, 50));
+        await answered;
         let badCode = '';
         try {
           socket.close(1001);
@@ -143,5 +150,69 @@ describe('the in-page WebSocket class in Chromium', () => {
       return new Promise((done) => (socket.onmessage = (event) => done(event.data)));
     });
     expect(reply).toBe('12');
+  });
+
+  it('an async channel handler answers in the page in the order messages were sent; a rejection closes with 1011', async () => {
+    // The shipped bundle (`berth/browser`), on a page of its own, with a channel written as a project would.
+    const bundle = readFileSync(join(repoRoot, 'dist', 'browser', 'berth-browser.js'), 'utf8');
+    const page = await (await browser()).newPage();
+    onTestFinished(() => page.close());
+    await page.route('http://channels.test/**', (route) =>
+      route.fulfill(
+        route.request().url().endsWith('.js')
+          ? { contentType: 'text/javascript', body: bundle }
+          : {
+              contentType: 'text/html',
+              body: '<script type="module">import * as berth from "/berth-browser.js"; window.bundle = berth;</script>',
+            },
+      ),
+    );
+    await page.goto('http://channels.test/');
+    await page.waitForFunction(() => 'bundle' in window);
+    const result = await page.evaluate(async () => {
+      const { bundle } = window as unknown as { bundle: typeof import('../../src/browser/index.js') };
+      const { createInPageWebSocket, defineChannel } = bundle;
+      const Socket = createInPageWebSocket([
+        defineChannel({
+          name: 'slow',
+          onMessage(message) {
+            const text = String(message);
+            if (text.startsWith('sync:')) return text;
+            return (async () => {
+              await new Promise((done) => setTimeout(done, Number(text) || 0));
+              if (text === 'reject') throw new Error('the lookup failed');
+              return text;
+            })();
+          },
+        }),
+      ]);
+      const socket = new Socket('ws://slow/slow');
+      await new Promise((done) => (socket.onopen = done));
+      const replies: string[] = [];
+      const sent = ['40', 'sync:a', '0', '20', '5'];
+      const all = new Promise<void>((done) => {
+        socket.onmessage = (event) => {
+          replies.push(String(event.data));
+          if (replies.length === sent.length) done();
+        };
+      });
+      for (const message of sent) socket.send(message);
+      // Without an answer to each, the result below says what came.
+      await Promise.race([all, new Promise((done) => setTimeout(done, 5000))]);
+      const closed = new Promise<CloseEvent>((done) => (socket.onclose = done));
+      socket.send('reject');
+      socket.send('sync:after');
+      const close = await Promise.race([closed, new Promise<undefined>((done) => setTimeout(done, 5000))]);
+      return {
+        replies,
+        close: close && { code: close.code, reason: close.reason, wasClean: close.wasClean },
+        state: socket.readyState,
+      };
+    });
+    expect(result).toEqual({
+      replies: ['40', 'sync:a', '0', '20', '5'],
+      close: { code: 1011, reason: 'the channel failed on this message', wasClean: true },
+      state: 3,
+    });
   });
 });
