@@ -20,6 +20,7 @@ import {
   type Transaction,
 } from '../../core/index.js';
 import { users } from '../users/index.js';
+import { beginAttempt } from './login-attempts.js';
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -229,28 +230,6 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
     }
   };
 
-  /**
-   * Counts an attempt before its password is checked, so requests sent in
-   * parallel cannot all slip under the limit: over it, the password is not
-   * even tried. `settle(true)` gives the hits back once the password was
-   * right (only failures count) and clears the account's failures.
-   */
-  const attempt = async (limiter: RateLimiter, keys: string[], limit: number, what: string) => {
-    const counted: string[] = [];
-    for (const key of keys) {
-      const count = await limiter.hit(key, 60_000);
-      counted.push(key);
-      if (count.count > limit) throw tooManyRequests(what, count);
-    }
-    return {
-      async settle(right: boolean, clear?: string) {
-        if (!right) return;
-        for (const key of counted) await limiter.undo(key);
-        if (clear) await limiter.reset(clear);
-      },
-    };
-  };
-
   const wrongCredentials = () =>
     new BerthError('BERTH_INVALID_CREDENTIALS', 'the email or the password is wrong', {
       headers: { 'www-authenticate': 'Bearer realm="berth"' },
@@ -338,7 +317,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           const limiter = limiterOf(services);
           const address = addressOf(services, platform);
           const accountKey = `login:account:${body.email}`;
-          const tried = await attempt(
+          const tried = await beginAttempt(
             limiter,
             [`login:address:${address}`, accountKey],
             settings.loginAttempts,
@@ -431,7 +410,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           const user = await services.storage.repository(users).get(id);
           if (!user) throw wrongCredentials();
           // Its own counter: someone guessing at the login does not stop a signed-in user changing theirs.
-          const tried = await attempt(
+          const tried = await beginAttempt(
             limiter,
             [`password:user:${user.id}`],
             settings.loginAttempts,
