@@ -21,6 +21,7 @@ import {
 } from '../../core/index.js';
 import { users } from '../users/index.js';
 import { beginAttempt } from './login-attempts.js';
+import { checkPassword, type PasswordRules } from './password-policy.js';
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -118,11 +119,15 @@ const errors = {
 
 const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
 const Password = z.string().min(1).max(1024);
+/** What a new password must be (checked by password-policy.ts, with a 422 that says why). */
+const NewPassword = Password.describe(
+  '8 to 128 characters by default (settings passwordMin, passwordMax); not one of the most common passwords, not the email, not only spaces',
+);
 const PublicUser = users.schemas.record;
 const Credentials = z.strictObject({ email: Email, password: Password });
 const Signup = z.strictObject({
   email: Email.pipe(z.email('must be an email address')),
-  password: Password.describe('At least 8 characters by default (setting passwordMin)'),
+  password: NewPassword,
   name: z.string().trim().min(1).max(200).optional().describe('Defaults to the part of the email before @'),
 });
 const Login = z.object({
@@ -132,7 +137,7 @@ const Login = z.object({
 });
 const PasswordChange = z.strictObject({
   current: Password.describe('The password now'),
-  next: Password.describe('The new password'),
+  next: NewPassword,
 });
 const UserId = z.object({ id: z.string().min(1).max(100) });
 const SessionsOf = z.strictObject({
@@ -219,15 +224,10 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const addressOf = (services: AppServices, platform: unknown): string =>
     addressBucket(services.clientAddress?.(platform) ?? 'unknown');
 
-  const checkPassword = (password: string, services: AppServices, path: string): void => {
+  /** The password rules for a user with this email (the `passwordMin` and `passwordMax` settings). */
+  const rulesOf = (services: AppServices, email: string | null | undefined): PasswordRules => {
     const { passwordMin, passwordMax } = accountSettings.of(services);
-    // Counted as it is hashed (NFKC): "é" typed as e + accent is one character.
-    const length = [...password.normalize('NFKC')].length;
-    if (length < passwordMin || length > passwordMax) {
-      throw new BerthError('BERTH_VALIDATION_FAILED', 'the password is too short or too long', {
-        errors: [{ path, message: `must be ${passwordMin} to ${passwordMax} characters long` }],
-      });
-    }
+    return { min: passwordMin, max: passwordMax, email };
   };
 
   const wrongCredentials = () =>
@@ -279,7 +279,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           const settings = accountSettings.of(services);
           if (!settings.signup)
             throw new BerthError('ACCOUNTS_SIGNUP_CLOSED', 'sign-up is closed on this server');
-          checkPassword(body.password, services, 'body.password');
+          await checkPassword(body.password, rulesOf(services, body.email), 'body.password');
           const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
           if (count.count > settings.signupsPerHour) {
             throw tooManyRequests(
@@ -423,7 +423,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
               errors: [{ path: 'body.current', message: 'is not the current password' }],
             });
           }
-          checkPassword(body.next, services, 'body.next');
+          await checkPassword(body.next, rulesOf(services, user.email), 'body.next');
           const passwordHash = await hasher.hash(body.next);
           await services.storage.transaction(async (tx) => {
             await tx.repository(users).update(id, { passwordHash } as never);
@@ -437,11 +437,13 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         auth: 'admin',
         summary: 'Set a user’s password (admin); every session of the user ends',
         params: UserId,
-        body: z.strictObject({ password: Password }),
+        body: z.strictObject({ password: NewPassword }),
         status: 204,
         docs: { responses: problems({ '404': 'No user has this id.' }) },
         async handler({ params, body, services }) {
-          checkPassword(body.password, services, 'body.password');
+          const user = await services.storage.repository(users).get(params.id);
+          if (!user) throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${params.id}"`);
+          await checkPassword(body.password, rulesOf(services, user.email), 'body.password');
           const passwordHash = await hasher.hash(body.password);
           await services.storage.transaction(async (tx) => {
             if (!(await tx.repository(users).update(params.id, { passwordHash } as never))) {
