@@ -22,6 +22,7 @@ import {
 import { users } from '../users/index.js';
 import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';
+import { endOldestSessions, sessionPruner } from './session-pruning.js';
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -83,6 +84,19 @@ const accountSettings = defineSettings('accounts', {
     default: 128,
     variable: 'BERTH_PASSWORD_MAX',
     description: 'The longest password accepted, in characters (it bounds the cost of hashing).',
+  },
+  sessionsPerUser: {
+    schema: z.number().int().min(1).max(10_000),
+    default: 20,
+    variable: 'BERTH_SESSIONS_PER_USER',
+    description: 'Sessions a user keeps at once: a login over it ends their oldest.',
+  },
+  sessionPruneSeconds: {
+    schema: z.number().int().min(1).max(604_800),
+    default: 3600,
+    variable: 'BERTH_SESSION_PRUNE_SECONDS',
+    description:
+      'How often each process deletes expired sessions, in seconds (several processes doing it is harmless).',
   },
   loginAttempts: {
     schema: z.number().int().min(1).max(10_000),
@@ -168,6 +182,12 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const dummyHash = () =>
     (dummy ??= hasher.unmatchable ? Promise.resolve(hasher.unmatchable()) : hasher.hash(generateToken()));
 
+  // Expired sessions are deleted on a schedule, from the first time this module serves a storage.
+  const pruner = sessionPruner(
+    sessions,
+    (services) => accountSettings.of(services).sessionPruneSeconds * 1000,
+  );
+
   const sessionOf = async (token: string, services: AppServices) => {
     const dot = token.indexOf('.');
     if (dot <= 0 || dot === token.length - 1) return undefined;
@@ -182,6 +202,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
     async authenticate({ token }, services) {
       // Berth's tokens hold one dot; JWTs two. Anything else is not ours.
       if (token.split('.').length !== 2) return undefined;
+      pruner.keep(services);
       const session = await sessionOf(token, services);
       if (!session) return session === undefined ? undefined : null;
       if (session.expiresAt <= new Date().toISOString()) return null;
@@ -254,6 +275,9 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       async onStart() {
         await dummyHash();
       },
+      onClose() {
+        pruner.stop();
+      },
       collections: {
         // Disabling a user ends their sessions in the same transaction.
         ...collectionHooks(users, {
@@ -276,6 +300,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         response: z.object({ user: PublicUser }),
         docs: { responses: problems({ '403': 'Sign-up is closed.', '409': 'A user has this email.' }) },
         async handler({ body, services, platform }) {
+          pruner.keep(services);
           const settings = accountSettings.of(services);
           if (!settings.signup)
             throw new BerthError('ACCOUNTS_SIGNUP_CLOSED', 'sign-up is closed on this server');
@@ -302,7 +327,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         auth: 'public',
         summary: 'Log in: a token for an email and a password',
         description:
-          'The same 401 for an unknown email and a wrong password. After `loginAttempts` failures a minute from one address or on one account, 429 with `Retry-After`.',
+          'The same 401 for an unknown email and a wrong password. After `loginAttempts` failures a minute from one address or on one account, 429 with `Retry-After`. A user keeps at most `sessionsPerUser` sessions: a login over it ends their oldest.',
         body: Credentials,
         response: Login,
         docs: {
@@ -313,6 +338,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           }),
         },
         async handler({ body, services, platform }) {
+          pruner.keep(services);
           const settings = accountSettings.of(services);
           const limiter = limiterOf(services);
           const address = addressOf(services, platform);
@@ -346,6 +372,8 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
               limit: 100,
             });
             for (const each of expired) await repository.delete(each.id);
+            // At most `sessionsPerUser`: the oldest end first.
+            await endOldestSessions(tx, sessions, user.id, settings.sessionsPerUser - 1);
             return repository.create({
               user: user.id,
               tokenHash: await hashToken(secret),
