@@ -1,6 +1,7 @@
 import {
   BerthError,
   collectionHooks,
+  concealPrivateConflict,
   defineAuthenticator,
   defineCollection,
   defineModule,
@@ -124,6 +125,11 @@ const errors = {
     title: 'This account is disabled',
     hint: 'Ask an admin to enable it again.',
   },
+  ACCOUNTS_EMAIL_NEEDS_PASSWORD: {
+    status: 403,
+    title: 'Changing the email needs the password',
+    hint: 'Send POST /auth/email { "password": "…", "email": "…" } with the token of a login; an admin changes it with PATCH /users/:id.',
+  },
   ACCOUNTS_NOT_A_SESSION: {
     status: 400,
     title: 'Not a session of Berth’s accounts',
@@ -152,6 +158,10 @@ const Login = z.object({
 const PasswordChange = z.strictObject({
   current: Password.describe('The password now'),
   next: NewPassword,
+});
+const EmailChange = z.strictObject({
+  password: Password.describe('The password now'),
+  email: Email.pipe(z.email('must be an email address')).describe('The new email address, in any case'),
 });
 const UserId = z.object({ id: z.string().min(1).max(100) });
 const SessionsOf = z.strictObject({
@@ -251,6 +261,42 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
     return { min: passwordMin, max: passwordMax, email };
   };
 
+  /** Sign-ups and email changes share one budget an address: each tells whether an email is taken. */
+  const countEmailProbe = async (services: AppServices, platform: unknown): Promise<void> => {
+    const { signupsPerHour } = accountSettings.of(services);
+    const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
+    if (count.count > signupsPerHour) {
+      throw tooManyRequests(
+        `over ${signupsPerHour} sign-ups and email changes an hour from this address`,
+        count,
+      );
+    }
+  };
+
+  /**
+   * The signed-in user, once their password is checked as at a login. Its
+   * own counter: someone guessing at the login does not stop a signed-in
+   * user changing their password or email.
+   */
+  const currentUser = async (services: AppServices, id: string, password: string, path: string) => {
+    const user = await services.storage.repository(users).get(id);
+    if (!user) throw wrongCredentials();
+    const tried = await beginAttempt(
+      limiterOf(services),
+      [`password:user:${user.id}`],
+      accountSettings.of(services).loginAttempts,
+      'too many wrong passwords',
+    );
+    const right = Boolean(user.passwordHash) && (await hasher.verify(password, user.passwordHash!));
+    await tried.settle(right);
+    if (!right) {
+      throw new BerthError('BERTH_VALIDATION_FAILED', 'the current password is wrong', {
+        errors: [{ path, message: 'is not the current password' }],
+      });
+    }
+    return user;
+  };
+
   const wrongCredentials = () =>
     new BerthError('BERTH_INVALID_CREDENTIALS', 'the email or the password is wrong', {
       headers: { 'www-authenticate': 'Bearer realm="berth"' },
@@ -281,6 +327,17 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       collections: {
         // Disabling a user ends their sessions in the same transaction.
         ...collectionHooks(users, {
+          // A signed-in user changes their email with the password (POST /auth/email), not with PATCH:
+          // so a stolen token cannot take an account over, nor probe which emails have one.
+          beforeUpdate(patch, previous, { caller }) {
+            const email = patch.email?.toLowerCase();
+            if (caller && !caller.admin && email !== undefined && email !== previous.email) {
+              throw new BerthError(
+                'ACCOUNTS_EMAIL_NEEDS_PASSWORD',
+                'a user changes their email with POST /auth/email, which asks for the password',
+              );
+            }
+          },
           async afterUpdate(record, previous, { tx }) {
             if (record.disabled && !previous.disabled) await endSessions(tx, record.id);
           },
@@ -294,7 +351,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         auth: 'public',
         summary: 'Sign up: a new user with a password',
         description:
-          'Open unless the `accounts.signup` setting is false. Sign-ups are limited per address (`signupsPerHour`). Then log in with POST /auth/login.',
+          'Open unless the `accounts.signup` setting is false. Sign-ups and email changes together are limited per address (`signupsPerHour`). Then log in with POST /auth/login.',
         body: Signup,
         status: 201,
         response: z.object({ user: PublicUser }),
@@ -305,13 +362,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           if (!settings.signup)
             throw new BerthError('ACCOUNTS_SIGNUP_CLOSED', 'sign-up is closed on this server');
           await checkPassword(body.password, rulesOf(services, body.email), 'body.password');
-          const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
-          if (count.count > settings.signupsPerHour) {
-            throw tooManyRequests(
-              `over ${settings.signupsPerHour} sign-ups an hour from this address`,
-              count,
-            );
-          }
+          await countEmailProbe(services, platform);
           const passwordHash = await hasher.hash(body.password);
           const user = await services.storage.repository(users).create({
             email: body.email,
@@ -433,30 +484,53 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         },
         async handler({ body, caller, services }) {
           const { session, id } = sessionCaller(caller);
-          const settings = accountSettings.of(services);
-          const limiter = limiterOf(services);
-          const user = await services.storage.repository(users).get(id);
-          if (!user) throw wrongCredentials();
-          // Its own counter: someone guessing at the login does not stop a signed-in user changing theirs.
-          const tried = await beginAttempt(
-            limiter,
-            [`password:user:${user.id}`],
-            settings.loginAttempts,
-            'too many wrong passwords',
-          );
-          const right = Boolean(user.passwordHash) && (await hasher.verify(body.current, user.passwordHash!));
-          await tried.settle(right);
-          if (!right) {
-            throw new BerthError('BERTH_VALIDATION_FAILED', 'the current password is wrong', {
-              errors: [{ path: 'body.current', message: 'is not the current password' }],
-            });
-          }
+          const user = await currentUser(services, id, body.current, 'body.current');
           await checkPassword(body.next, rulesOf(services, user.email), 'body.next');
           const passwordHash = await hasher.hash(body.next);
           await services.storage.transaction(async (tx) => {
             await tx.repository(users).update(id, { passwordHash } as never);
             await endSessions(tx, id, session);
           });
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/auth/email',
+        auth: 'user',
+        summary: 'Change the email: needs the password',
+        description:
+          'The password is checked as at a password change (a wrong one counts against `loginAttempts`). Email changes count with sign-ups, per address (`signupsPerHour`). An email another user has is refused as any change the caller may not make (403), so the answer does not tell whose it is; the admin token changes emails with PATCH /users/:id.',
+        body: EmailChange,
+        response: PublicUser,
+        docs: {
+          responses: problems({
+            '400': 'The token is not a login session.',
+            '403': 'This email cannot be used for this account.',
+            '429': 'Too many wrong passwords, or too many sign-ups and email changes from this address.',
+          }),
+        },
+        async handler({ body, caller, services, platform }) {
+          const { id } = sessionCaller(caller);
+          const user = await currentUser(services, id, body.password, 'body.password');
+          if (body.email === user.email) return users.present(user);
+          await countEmailProbe(services, platform);
+          // Without the caller: the users hook refuses email changes by signed-in users, this one aside.
+          const updated = await services.storage
+            .as(undefined)
+            .repository(users)
+            .update(id, { email: body.email })
+            .catch(async (error: unknown) => {
+              throw await concealPrivateConflict(error, {
+                collection: users,
+                values: { email: body.email },
+                caller,
+                storage: services.storage,
+                what: 'change this users record',
+                id,
+              });
+            });
+          if (!updated) throw wrongCredentials();
+          return users.present(updated);
         },
       }),
       defineRoute({
