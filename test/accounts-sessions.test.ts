@@ -42,6 +42,15 @@ describe('sessions per user are capped, and expired ones are deleted on a schedu
     );
     // Another user's sessions are not touched.
     expect((await call(url, 'GET', '/auth/me', { token: bob.token })).status).toBe(200);
+
+    // A lower cap after a restart: the next login ends every session over it at once.
+    await server.close();
+    const again = await startAccountsServer({ cwd: server.cwd, env: { BERTH_SESSIONS_PER_USER: '1' } });
+    const last = await logIn(again.url, ada.email, ada.password);
+    const left = await call<Sessions>(again.url, 'GET', '/sessions', { token: last });
+    expect(left.body.items.map((session) => session.id)).toEqual([last.split('.')[0]]);
+    for (const token of tokens.slice(2))
+      expect((await call(again.url, 'GET', '/auth/me', { token })).status).toBe(401);
   });
 
   it('expired sessions are deleted on a schedule, without a login, and the log says how many', async () => {

@@ -15,15 +15,19 @@ export async function endOldestSessions(
 ): Promise<number> {
   const repository = tx.repository(sessions);
   let ended = 0;
+  // One session read first (usually the total says there is room), then as many as are over.
+  let limit = 1;
   for (;;) {
     const { items, total } = await repository.list({
       where: [{ field: 'user', op: 'eq', value: user }],
       orderBy: [{ field: 'createdAt', direction: 'asc' }],
-      limit: batch,
+      limit,
     });
     const surplus = total - keep;
     if (surplus <= 0 || items.length === 0) return ended;
     for (const session of items.slice(0, surplus)) if (await repository.delete(session.id)) ended++;
+    if (surplus <= items.length) return ended;
+    limit = Math.min(batch, surplus - items.length);
   }
 }
 
