@@ -192,7 +192,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const dummyHash = () =>
     (dummy ??= hasher.unmatchable ? Promise.resolve(hasher.unmatchable()) : hasher.hash(generateToken()));
 
-  // Expired sessions are deleted on a schedule, from the first time this module serves a storage.
+  // Expired sessions are deleted on a schedule, from the first time this module serves an app.
   const pruner = sessionPruner(
     sessions,
     (services) => accountSettings.of(services).sessionPruneSeconds * 1000,
