@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import {
   accountsModule,
   createApp,
@@ -454,7 +454,7 @@ describe('rate limits', () => {
       ).toBe(201);
   });
 
-  it('parallel guesses get no more tries than the limit: attempts are counted before the password is checked', async () => {
+  it('parallel guesses get no more tries than the limit: an attempt holds a place while its password is checked', async () => {
     const server = await startAccountsServer({ env: { BERTH_LOGIN_ATTEMPTS: '5' } });
     const ada = await signUp(server.url, 'ada@example.org');
     const statuses = await Promise.all(
@@ -470,6 +470,32 @@ describe('rate limits', () => {
     );
     expect(statuses.filter((status) => status === 401)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+  });
+
+  it('right passwords sent at once from one address all log in, in one process or counted in Redis: only failures count', async () => {
+    for (const redis of [undefined, inject('redisUrl')]) {
+      const server = await startAccountsServer({
+        env: { BERTH_TRUST_PROXY: 'true', BERTH_LOGIN_ATTEMPTS: '5', ...(redis ? { REDIS_URL: redis } : {}) },
+      });
+      // An address and accounts of this run alone: Redis's counters outlive a server.
+      const address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+      const run = Math.random().toString(36).slice(2, 8);
+      const ada = await signUp(server.url, `ada-${run}@example.org`);
+      const login = (email: string, password: string) =>
+        call(server.url, 'POST', '/auth/login', {
+          json: { email, password },
+          headers: { 'x-forwarded-for': address },
+        }).then((answer) => answer.status);
+      const together = await Promise.all(Array.from({ length: 8 }, () => login(ada.email, ada.password)));
+      expect(together).toEqual(Array(8).fill(200));
+      // Wrong guesses at once still get no more tries than the limit.
+      const bob = await signUp(server.url, `bob-${run}@example.org`);
+      const guesses = await Promise.all(Array.from({ length: 12 }, () => login(bob.email, 'a wrong guess')));
+      expect(guesses.filter((status) => status === 401)).toHaveLength(5);
+      expect(guesses.filter((status) => status === 429)).toHaveLength(7);
+      expect(await login(ada.email, ada.password)).toBe(429);
+      await server.close();
+    }
   });
 
   it('failures per account, whatever the address (behind a proxy that names clients)', async () => {

@@ -270,6 +270,69 @@ describe('accounts: sign-up, login, me, logout, password', () => {
   });
 });
 
+describe('the password policy', () => {
+  it('a common password, the email itself and spaces only are refused with a 422 that says why, at sign-up, at a password change and when an admin sets one', async () => {
+    const server = await startAccountsServer();
+    const { url } = server;
+    const refusal = async (method: string, path: string, json: unknown, token?: string) => {
+      const answer = await call<{
+        code: string;
+        detail: string;
+        errors: Array<{ path: string; message: string }>;
+      }>(url, method, path, { json, ...(token ? { token } : {}) });
+      expect(answer.status).toBe(422);
+      expect(answer.body.code).toBe('BERTH_VALIDATION_FAILED');
+      expect(answer.body.detail).toBe('the password is too easy to guess');
+      expect(answer.body.errors).toHaveLength(1);
+      return answer.body.errors[0]!;
+    };
+    const common = {
+      path: 'body.password',
+      message: 'is one of the most common passwords, the first that guessers try: choose another',
+    };
+    const signup = (email: string, password: string) => refusal('POST', '/auth/signup', { email, password });
+    expect(await signup('ada@example.org', 'password')).toEqual(common);
+    expect(await signup('ada@example.org', 'Password')).toEqual(common);
+    expect(await signup('ada@example.org', 'qwertyuiop')).toEqual(common);
+    expect(await signup('ada@example.org', ' '.repeat(12))).toEqual({
+      path: 'body.password',
+      message: 'is only spaces: choose one with letters, digits or signs',
+    });
+    const sameAsEmail = {
+      path: 'body.password',
+      message: 'is the email address: choose one that cannot be guessed from it',
+    };
+    expect(await signup('ada.lovelace@example.org', 'Ada.Lovelace@example.org')).toEqual(sameAsEmail);
+    expect(await signup('ada.lovelace@example.org', 'ada.lovelace')).toEqual(sameAsEmail);
+    // None of them made a user: the first sign-up with a good password is the one that counts.
+    const ada = await signUp(url, 'ada.lovelace@example.org', 'analytical engine');
+
+    expect(
+      await refusal('POST', '/auth/password', { current: ada.password, next: 'iloveyou' }, ada.token),
+    ).toEqual({ ...common, path: 'body.next' });
+    expect(
+      await refusal(
+        'POST',
+        '/auth/password',
+        { current: ada.password, next: 'ADA.LOVELACE@EXAMPLE.ORG' },
+        ada.token,
+      ),
+    ).toEqual({ ...sameAsEmail, path: 'body.next' });
+    expect(
+      await refusal('PUT', `/auth/users/${ada.id}/password`, { password: 'baseball' }, adminToken),
+    ).toEqual(common);
+    expect(
+      await refusal('PUT', `/auth/users/${ada.id}/password`, { password: '\t'.repeat(10) }, adminToken),
+    ).toMatchObject({ message: 'is only spaces: choose one with letters, digits or signs' });
+    // Nothing was changed: the password is still the first one, and the session goes on.
+    expect((await call(url, 'GET', '/auth/me', { token: ada.token })).status).toBe(200);
+    const login = await call(url, 'POST', '/auth/login', {
+      json: { email: ada.email, password: ada.password },
+    });
+    expect(login.status).toBe(200);
+  });
+});
+
 describe('passwords are never kept, logged or sent', () => {
   it('the database files and the logs (debug and release) hold no password, only scrypt hashes', async () => {
     const password = 'Zebra-Quartz-9921-unforgettable';

@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { addressBucket, memoryRateLimiter } from '../src/core/index.js';
 
 describe('rate-limit counters', () => {
-  it('count in fixed windows, give a hit back, and start over when the window ends', async () => {
+  it('count in fixed windows, show a count without adding to it, give a hit back, and start over when the window ends', async () => {
     let now = 0;
     const limiter = memoryRateLimiter(() => now);
     expect(await limiter.hit('k', 1000)).toEqual({ count: 1, resetIn: 1000 });
     now = 400;
     expect(await limiter.hit('k', 1000)).toEqual({ count: 2, resetIn: 600 });
+    // A look counts nothing.
+    expect(await limiter.peek('k')).toEqual({ count: 2, resetIn: 600 });
+    expect(await limiter.peek('none')).toEqual({ count: 0, resetIn: 0 });
     await limiter.undo('k');
     expect((await limiter.hit('k', 1000)).count).toBe(2);
     now = 1000;

@@ -100,6 +100,7 @@ export {
   type UpdateInput,
 } from './collection.js';
 export { resourceRoutes } from './resource.js';
+export { concealPrivateConflict } from './private-conflict.js';
 export {
   parseListQuery,
   filterableFields,

@@ -15,6 +15,8 @@ export interface RateCount {
  */
 export interface RateLimiter {
   hit(key: string, windowMs: number): Promise<RateCount>;
+  /** How a counter stands, without counting a hit: `count` 0 (and `resetIn` 0) for a key with none. */
+  peek(key: string): Promise<RateCount>;
   /** Takes one hit back (a login counts before it checks a password, and gives the hit back when it was right). */
   undo(key: string): Promise<void>;
   /** Forgets a key (a successful login clears its failures). */
@@ -42,6 +44,13 @@ export function memoryRateLimiter(now: () => number = Date.now): RateLimiter {
       }
       span.count++;
       return { count: span.count, resetIn: span.ends - time };
+    },
+    async peek(key) {
+      const time = now();
+      const span = windows.get(key);
+      return span && span.ends > time
+        ? { count: span.count, resetIn: span.ends - time }
+        : { count: 0, resetIn: 0 };
     },
     async undo(key) {
       const span = windows.get(key);

@@ -23,6 +23,7 @@ import {
   type RouteDefinition,
 } from './route.js';
 import { readsOf } from './data-store.js';
+import { concealPrivateConflict } from './private-conflict.js';
 import { thenEventually, type Eventually } from './eventually.js';
 import type { Row } from './storage.js';
 import { withShortcut } from './validation.js';
@@ -400,10 +401,18 @@ export function resourceRoutes(
           }
           const verdict = judge(access.create, caller, values, ownership);
           if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
-          return collection.answerTo(
-            await asBody(services.storage.repository(collection).create(values as never)),
-            caller,
+          const created = await asBody(services.storage.repository(collection).create(values as never)).catch(
+            async (error: unknown) => {
+              throw await concealPrivateConflict(error, {
+                collection,
+                values,
+                caller,
+                storage: services.storage,
+                what: `create ${name}`,
+              });
+            },
           );
+          return collection.answerTo(created, caller);
         },
       }),
     update: () =>
@@ -437,7 +446,16 @@ export function resourceRoutes(
           }
           const updated = await asBody(
             services.storage.repository(collection).update(params.id, body as never),
-          );
+          ).catch(async (error: unknown) => {
+            throw await concealPrivateConflict(error, {
+              collection,
+              values: body as Record<string, unknown>,
+              caller,
+              storage: services.storage,
+              what: `change this ${name} record`,
+              id: params.id,
+            });
+          });
           if (!updated) throw notFound(params.id);
           return collection.answerTo(updated, caller);
         },

@@ -6,6 +6,8 @@ const hitScript = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`;
+const peekScript = `
+return { tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1]) }`;
 const undoScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
@@ -47,6 +49,15 @@ export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { c
       } catch (error) {
         fallback(error);
         return local.hit(key, windowMs);
+      }
+    },
+    async peek(key) {
+      try {
+        const [count, ttl] = (await redis.eval(peekScript, 1, `berth:rate:${key}`)) as [number, number];
+        return ttl > 0 ? { count, resetIn: ttl } : { count: 0, resetIn: 0 };
+      } catch (error) {
+        fallback(error);
+        return local.peek(key);
       }
     },
     async undo(key) {

@@ -1,6 +1,7 @@
 import {
   BerthError,
   collectionHooks,
+  concealPrivateConflict,
   defineAuthenticator,
   defineCollection,
   defineModule,
@@ -20,6 +21,9 @@ import {
   type Transaction,
 } from '../../core/index.js';
 import { users } from '../users/index.js';
+import { beginAttempt } from './login-attempts.js';
+import { checkPassword, type PasswordRules } from './password-policy.js';
+import { endOldestSessions, sessionPruner } from './session-pruning.js';
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -82,6 +86,19 @@ const accountSettings = defineSettings('accounts', {
     variable: 'BERTH_PASSWORD_MAX',
     description: 'The longest password accepted, in characters (it bounds the cost of hashing).',
   },
+  sessionsPerUser: {
+    schema: z.number().int().min(1).max(10_000),
+    default: 20,
+    variable: 'BERTH_SESSIONS_PER_USER',
+    description: 'Sessions a user keeps at once: a login over it ends their oldest.',
+  },
+  sessionPruneSeconds: {
+    schema: z.number().int().min(1).max(604_800),
+    default: 3600,
+    variable: 'BERTH_SESSION_PRUNE_SECONDS',
+    description:
+      'How often each process deletes expired sessions, in seconds (several processes doing it is harmless).',
+  },
   loginAttempts: {
     schema: z.number().int().min(1).max(10_000),
     default: 5,
@@ -108,6 +125,11 @@ const errors = {
     title: 'This account is disabled',
     hint: 'Ask an admin to enable it again.',
   },
+  ACCOUNTS_EMAIL_NEEDS_PASSWORD: {
+    status: 403,
+    title: 'Changing the email needs the password',
+    hint: 'Send POST /auth/email { "password": "…", "email": "…" } with the token of a login; an admin changes it with PATCH /users/:id.',
+  },
   ACCOUNTS_NOT_A_SESSION: {
     status: 400,
     title: 'Not a session of Berth’s accounts',
@@ -117,11 +139,15 @@ const errors = {
 
 const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
 const Password = z.string().min(1).max(1024);
+/** What a new password must be (checked by password-policy.ts, with a 422 that says why). */
+const NewPassword = Password.describe(
+  '8 to 128 characters by default (settings passwordMin, passwordMax); not one of the most common passwords, not the email, not only spaces',
+);
 const PublicUser = users.schemas.record;
 const Credentials = z.strictObject({ email: Email, password: Password });
 const Signup = z.strictObject({
   email: Email.pipe(z.email('must be an email address')),
-  password: Password.describe('At least 8 characters by default (setting passwordMin)'),
+  password: NewPassword,
   name: z.string().trim().min(1).max(200).optional().describe('Defaults to the part of the email before @'),
 });
 const Login = z.object({
@@ -131,7 +157,11 @@ const Login = z.object({
 });
 const PasswordChange = z.strictObject({
   current: Password.describe('The password now'),
-  next: Password.describe('The new password'),
+  next: NewPassword,
+});
+const EmailChange = z.strictObject({
+  password: Password.describe('The password now'),
+  email: Email.pipe(z.email('must be an email address')).describe('The new email address, in any case'),
 });
 const UserId = z.object({ id: z.string().min(1).max(100) });
 const SessionsOf = z.strictObject({
@@ -162,6 +192,12 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const dummyHash = () =>
     (dummy ??= hasher.unmatchable ? Promise.resolve(hasher.unmatchable()) : hasher.hash(generateToken()));
 
+  // Expired sessions are deleted on a schedule, from the first time this module serves an app.
+  const pruner = sessionPruner(
+    sessions,
+    (services) => accountSettings.of(services).sessionPruneSeconds * 1000,
+  );
+
   const sessionOf = async (token: string, services: AppServices) => {
     const dot = token.indexOf('.');
     if (dot <= 0 || dot === token.length - 1) return undefined;
@@ -176,6 +212,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
     async authenticate({ token }, services) {
       // Berth's tokens hold one dot; JWTs two. Anything else is not ours.
       if (token.split('.').length !== 2) return undefined;
+      pruner.keep(services);
       const session = await sessionOf(token, services);
       if (!session) return session === undefined ? undefined : null;
       if (session.expiresAt <= new Date().toISOString()) return null;
@@ -218,37 +255,46 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const addressOf = (services: AppServices, platform: unknown): string =>
     addressBucket(services.clientAddress?.(platform) ?? 'unknown');
 
-  const checkPassword = (password: string, services: AppServices, path: string): void => {
+  /** The password rules for a user with this email (the `passwordMin` and `passwordMax` settings). */
+  const rulesOf = (services: AppServices, email: string | null | undefined): PasswordRules => {
     const { passwordMin, passwordMax } = accountSettings.of(services);
-    // Counted as it is hashed (NFKC): "é" typed as e + accent is one character.
-    const length = [...password.normalize('NFKC')].length;
-    if (length < passwordMin || length > passwordMax) {
-      throw new BerthError('BERTH_VALIDATION_FAILED', 'the password is too short or too long', {
-        errors: [{ path, message: `must be ${passwordMin} to ${passwordMax} characters long` }],
-      });
+    return { min: passwordMin, max: passwordMax, email };
+  };
+
+  /** Sign-ups and email changes share one budget an address: each tells whether an email is taken. */
+  const countEmailProbe = async (services: AppServices, platform: unknown): Promise<void> => {
+    const { signupsPerHour } = accountSettings.of(services);
+    const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
+    if (count.count > signupsPerHour) {
+      throw tooManyRequests(
+        `over ${signupsPerHour} sign-ups and email changes an hour from this address`,
+        count,
+      );
     }
   };
 
   /**
-   * Counts an attempt before its password is checked, so requests sent in
-   * parallel cannot all slip under the limit: over it, the password is not
-   * even tried. `settle(true)` gives the hits back once the password was
-   * right (only failures count) and clears the account's failures.
+   * The signed-in user, once their password is checked as at a login. Its
+   * own counter: someone guessing at the login does not stop a signed-in
+   * user changing their password or email.
    */
-  const attempt = async (limiter: RateLimiter, keys: string[], limit: number, what: string) => {
-    const counted: string[] = [];
-    for (const key of keys) {
-      const count = await limiter.hit(key, 60_000);
-      counted.push(key);
-      if (count.count > limit) throw tooManyRequests(what, count);
+  const currentUser = async (services: AppServices, id: string, password: string, path: string) => {
+    const user = await services.storage.repository(users).get(id);
+    if (!user) throw wrongCredentials();
+    const tried = await beginAttempt(
+      limiterOf(services),
+      [`password:user:${user.id}`],
+      accountSettings.of(services).loginAttempts,
+      'too many wrong passwords',
+    );
+    const right = Boolean(user.passwordHash) && (await hasher.verify(password, user.passwordHash!));
+    await tried.settle(right);
+    if (!right) {
+      throw new BerthError('BERTH_VALIDATION_FAILED', 'the current password is wrong', {
+        errors: [{ path, message: 'is not the current password' }],
+      });
     }
-    return {
-      async settle(right: boolean, clear?: string) {
-        if (!right) return;
-        for (const key of counted) await limiter.undo(key);
-        if (clear) await limiter.reset(clear);
-      },
-    };
+    return user;
   };
 
   const wrongCredentials = () =>
@@ -275,9 +321,23 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       async onStart() {
         await dummyHash();
       },
+      onClose() {
+        pruner.stop();
+      },
       collections: {
         // Disabling a user ends their sessions in the same transaction.
         ...collectionHooks(users, {
+          // A signed-in user changes their email with the password (POST /auth/email), not with PATCH:
+          // so a stolen token cannot take an account over, nor probe which emails have one.
+          beforeUpdate(patch, previous, { caller }) {
+            const email = patch.email?.toLowerCase();
+            if (caller && !caller.admin && email !== undefined && email !== previous.email) {
+              throw new BerthError(
+                'ACCOUNTS_EMAIL_NEEDS_PASSWORD',
+                'a user changes their email with POST /auth/email, which asks for the password',
+              );
+            }
+          },
           async afterUpdate(record, previous, { tx }) {
             if (record.disabled && !previous.disabled) await endSessions(tx, record.id);
           },
@@ -291,23 +351,18 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         auth: 'public',
         summary: 'Sign up: a new user with a password',
         description:
-          'Open unless the `accounts.signup` setting is false. Sign-ups are limited per address (`signupsPerHour`). Then log in with POST /auth/login.',
+          'Open unless the `accounts.signup` setting is false. Sign-ups and email changes together are limited per address (`signupsPerHour`). Then log in with POST /auth/login.',
         body: Signup,
         status: 201,
         response: z.object({ user: PublicUser }),
         docs: { responses: problems({ '403': 'Sign-up is closed.', '409': 'A user has this email.' }) },
         async handler({ body, services, platform }) {
+          pruner.keep(services);
           const settings = accountSettings.of(services);
           if (!settings.signup)
             throw new BerthError('ACCOUNTS_SIGNUP_CLOSED', 'sign-up is closed on this server');
-          checkPassword(body.password, services, 'body.password');
-          const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
-          if (count.count > settings.signupsPerHour) {
-            throw tooManyRequests(
-              `over ${settings.signupsPerHour} sign-ups an hour from this address`,
-              count,
-            );
-          }
+          await checkPassword(body.password, rulesOf(services, body.email), 'body.password');
+          await countEmailProbe(services, platform);
           const passwordHash = await hasher.hash(body.password);
           const user = await services.storage.repository(users).create({
             email: body.email,
@@ -323,7 +378,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         auth: 'public',
         summary: 'Log in: a token for an email and a password',
         description:
-          'The same 401 for an unknown email and a wrong password. After `loginAttempts` failures a minute from one address or on one account, 429 with `Retry-After`.',
+          'The same 401 for an unknown email and a wrong password. After `loginAttempts` failures a minute from one address or on one account, 429 with `Retry-After`. A user keeps at most `sessionsPerUser` sessions: a login over it ends their oldest.',
         body: Credentials,
         response: Login,
         docs: {
@@ -334,11 +389,12 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           }),
         },
         async handler({ body, services, platform }) {
+          pruner.keep(services);
           const settings = accountSettings.of(services);
           const limiter = limiterOf(services);
           const address = addressOf(services, platform);
           const accountKey = `login:account:${body.email}`;
-          const tried = await attempt(
+          const tried = await beginAttempt(
             limiter,
             [`login:address:${address}`, accountKey],
             settings.loginAttempts,
@@ -367,6 +423,8 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
               limit: 100,
             });
             for (const each of expired) await repository.delete(each.id);
+            // At most `sessionsPerUser`: the oldest end first.
+            await endOldestSessions(tx, sessions, user.id, settings.sessionsPerUser - 1);
             return repository.create({
               user: user.id,
               tokenHash: await hashToken(secret),
@@ -426,25 +484,8 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         },
         async handler({ body, caller, services }) {
           const { session, id } = sessionCaller(caller);
-          const settings = accountSettings.of(services);
-          const limiter = limiterOf(services);
-          const user = await services.storage.repository(users).get(id);
-          if (!user) throw wrongCredentials();
-          // Its own counter: someone guessing at the login does not stop a signed-in user changing theirs.
-          const tried = await attempt(
-            limiter,
-            [`password:user:${user.id}`],
-            settings.loginAttempts,
-            'too many wrong passwords',
-          );
-          const right = Boolean(user.passwordHash) && (await hasher.verify(body.current, user.passwordHash!));
-          await tried.settle(right);
-          if (!right) {
-            throw new BerthError('BERTH_VALIDATION_FAILED', 'the current password is wrong', {
-              errors: [{ path: 'body.current', message: 'is not the current password' }],
-            });
-          }
-          checkPassword(body.next, services, 'body.next');
+          const user = await currentUser(services, id, body.current, 'body.current');
+          await checkPassword(body.next, rulesOf(services, user.email), 'body.next');
           const passwordHash = await hasher.hash(body.next);
           await services.storage.transaction(async (tx) => {
             await tx.repository(users).update(id, { passwordHash } as never);
@@ -453,16 +494,58 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         },
       }),
       defineRoute({
+        method: 'POST',
+        path: '/auth/email',
+        auth: 'user',
+        summary: 'Change the email: needs the password',
+        description:
+          'The password is checked as at a password change (a wrong one counts against `loginAttempts`). Email changes count with sign-ups, per address (`signupsPerHour`). An email another user has is refused as any change the caller may not make (403), so the answer does not tell whose it is; the admin token changes emails with PATCH /users/:id.',
+        body: EmailChange,
+        response: PublicUser,
+        docs: {
+          responses: problems({
+            '400': 'The token is not a login session.',
+            '403': 'This email cannot be used for this account.',
+            '429': 'Too many wrong passwords, or too many sign-ups and email changes from this address.',
+          }),
+        },
+        async handler({ body, caller, services, platform }) {
+          const { id } = sessionCaller(caller);
+          const user = await currentUser(services, id, body.password, 'body.password');
+          if (body.email === user.email) return users.present(user);
+          await countEmailProbe(services, platform);
+          // Without the caller: the users hook refuses email changes by signed-in users, this one aside.
+          const updated = await services.storage
+            .as(undefined)
+            .repository(users)
+            .update(id, { email: body.email })
+            .catch(async (error: unknown) => {
+              throw await concealPrivateConflict(error, {
+                collection: users,
+                values: { email: body.email },
+                caller,
+                storage: services.storage,
+                what: 'change this users record',
+                id,
+              });
+            });
+          if (!updated) throw wrongCredentials();
+          return users.present(updated);
+        },
+      }),
+      defineRoute({
         method: 'PUT',
         path: '/auth/users/:id/password',
         auth: 'admin',
         summary: 'Set a user’s password (admin); every session of the user ends',
         params: UserId,
-        body: z.strictObject({ password: Password }),
+        body: z.strictObject({ password: NewPassword }),
         status: 204,
         docs: { responses: problems({ '404': 'No user has this id.' }) },
         async handler({ params, body, services }) {
-          checkPassword(body.password, services, 'body.password');
+          const user = await services.storage.repository(users).get(params.id);
+          if (!user) throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${params.id}"`);
+          await checkPassword(body.password, rulesOf(services, user.email), 'body.password');
           const passwordHash = await hasher.hash(body.password);
           await services.storage.transaction(async (tx) => {
             if (!(await tx.repository(users).update(params.id, { passwordHash } as never))) {

@@ -12,7 +12,8 @@ import {
 /**
  * People: names, unique emails (kept in lower case), roles. Admins see and
  * manage everyone; a signed-in user sees and edits their own record only
- * (its email too), and never its role or whether it is disabled.
+ * (its email too: with Berth's accounts, only with the password), and
+ * never its role or whether it is disabled.
  */
 export const users = defineCollection({
   name: 'users',
