@@ -8,7 +8,11 @@ describe('list queries kept parsed', () => {
     const search = 'year[gte]=1960&sort=-year,title&limit=5&offset=5&q=%20sea%20';
     const first = parseListQueryString(books as never, search);
     expect(first).toEqual(parseListQuery(books as never, new URLSearchParams(search)));
-    expect(first.query).toMatchObject({ limit: 5, offset: 5, search: 'sea' });
+    // One record more than the page: it tells whether a next page exists.
+    expect(first).toMatchObject({
+      limit: 5,
+      query: { limit: 6, offset: 5, search: 'sea', countLimit: 10_000 },
+    });
     expect(parseListQueryString(books as never, search)).toBe(first);
     expect(Object.isFrozen(first.query.where![0])).toBe(true);
     expect(Object.isFrozen(first.query.orderBy)).toBe(true);
@@ -55,5 +59,27 @@ describe('list queries kept parsed', () => {
         body: { errors: [{ path: 'query.limit', message: 'use a whole number from 1 to 100' }] },
       });
     }
+  });
+});
+
+describe('the total of a list', () => {
+  it('is exact below the count limit, says so, and total=exact is the only other way to ask', async () => {
+    const app = createApp({ name: 'list-total-test', modules: [booksModule] });
+    const page = (await (await app.request('/books?limit=2')).json()) as Record<string, unknown>;
+    expect(page).toMatchObject({ total: 7, totalExact: true, limit: 2 });
+    expect(await (await app.request('/books?limit=2&total=exact')).json()).toMatchObject({
+      total: 7,
+      totalExact: true,
+    });
+    const wrong = await app.request('/books?total=all');
+    expect(wrong.status).toBe(422);
+    expect(await wrong.json()).toMatchObject({
+      errors: [
+        {
+          path: 'query.total',
+          message: 'use total=exact to count every match (by default a list counts up to 10000)',
+        },
+      ],
+    });
   });
 });

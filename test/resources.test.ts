@@ -108,7 +108,14 @@ describe.each(cases)(
       );
       expect(list.status).toBe(200);
       expect(list.body.items.map((item) => item.id)).toContain(id);
-      expect(Object.keys(list.body).sort()).toEqual(['items', 'limit', 'next', 'offset', 'total']);
+      expect(Object.keys(list.body).sort()).toEqual([
+        'items',
+        'limit',
+        'next',
+        'offset',
+        'total',
+        'totalExact',
+      ]);
       expect((await app.request(`${path}/${id}`, { method: 'DELETE', headers: admin })).status).toBe(204);
       expect((await app.request(`${path}/${id}`, { headers: admin })).status).toBe(404);
       expect((await app.request(`${path}/${id}`, { method: 'DELETE', headers: admin })).status).toBe(404);

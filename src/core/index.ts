@@ -127,7 +127,7 @@ export {
   type RateCount,
   type RateLimiter,
 } from './rate-limit.js';
-export { MigrationError } from './storage.js';
+export { MigrationError, orderOf } from './storage.js';
 export type {
   Condition,
   DriverRepository,

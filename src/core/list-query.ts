@@ -13,6 +13,12 @@ export const maxLimit = 100;
  * the same at any depth.
  */
 export const maxOffset = 10_000;
+/**
+ * How far a list counts its matches unless asked for `total=exact`: past
+ * this the answer says `totalExact: false` (counting every match of a large
+ * collection reads every match).
+ */
+export const countLimit = 10_000;
 
 type Operator = Condition['op'];
 
@@ -114,6 +120,7 @@ function fitsCursor(value: unknown, field: Filterable): boolean {
 
 /** What `parseListQuery` makes of a query string. */
 export interface ParsedListQuery {
+  /** The storage query: its limit is one more than the page's, which tells whether a next page exists. */
   query: ListQuery;
   limit: number;
   offset: number;
@@ -207,7 +214,8 @@ function deepFreeze<T>(value: T): T {
  * Reads the query string of `GET /<collection>`: equality by field
  * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
  * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
- * once), `limit` (1–100), and `offset` (at most 10,000) or an opaque `cursor`; the
+ * once), `limit` (1–100), and `offset` (at most 10,000) or an opaque `cursor`,
+ * `total=exact` to count every match (else up to 10,000); the
  * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
  * one entry of a 422: an unknown field or operator names itself and what
  * there is instead.
@@ -223,6 +231,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
   let cursor: string | undefined;
   let sort = collection.sort;
   let text: string | undefined;
+  let exactTotal = false;
 
   for (const [given, value] of search) {
     if (seen.has(given)) {
@@ -249,6 +258,11 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
       cursor = value;
       continue;
     }
+    if (key === 'total') {
+      if (value === 'exact') exactTotal = true;
+      else fail(given, `use total=exact to count every match (by default a list counts up to ${countLimit})`);
+      continue;
+    }
     if (key === 'q') {
       const trimmed = value.trim();
       if (trimmed.length === 0 || trimmed.length > 200) fail(given, 'use 1 to 200 characters');
@@ -266,7 +280,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     if (!match || !field) {
       fail(
         given,
-        `${collection.name} has no field "${match?.[1] ?? given}": filter by ${[...fields.keys()].join(', ')} (or use q, sort, limit, offset, cursor)`,
+        `${collection.name} has no field "${match?.[1] ?? given}": filter by ${[...fields.keys()].join(', ')} (or use q, sort, limit, offset, cursor, total)`,
       );
       continue;
     }
@@ -322,7 +336,15 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     );
   }
   return {
-    query: { where, orderBy, limit, offset, ...(text ? { search: text } : {}), ...(after ? { after } : {}) },
+    query: {
+      where,
+      orderBy,
+      limit: limit + 1,
+      offset,
+      ...(exactTotal ? {} : { countLimit }),
+      ...(text ? { search: text } : {}),
+      ...(after ? { after } : {}),
+    },
     limit,
     offset,
     cursor,

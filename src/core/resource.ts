@@ -6,6 +6,7 @@ import {
   filterableFields,
   maxLimit,
   maxOffset,
+  countLimit,
   operatorsOf,
   parseListQuery,
   parseListQueryString,
@@ -107,6 +108,13 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
       required: false,
       description: `Records to skip, at most ${maxOffset}; deeper pages are reached by the "next" link (a cursor).`,
       schema: { type: 'integer', minimum: 0, maximum: maxOffset, default: 0 },
+    },
+    {
+      name: 'total',
+      in: 'query',
+      required: false,
+      description: `exact: count every match. By default a list counts up to ${countLimit} (totalExact says whether it stopped).`,
+      schema: { type: 'string', enum: ['exact'] },
     },
     {
       name: 'cursor',
@@ -228,7 +236,15 @@ export function resourceRoutes(
   const record = collection.schemas.record;
   const page = z.object({
     items: z.array(record),
-    total: z.number().int(),
+    total: z
+      .number()
+      .int()
+      .describe(`How many records match; at most ${countLimit} unless asked with total=exact`),
+    totalExact: z
+      .boolean()
+      .describe(
+        `false when more than ${countLimit} match: total is then a lower bound (ask total=exact to count all)`,
+      ),
     limit: z.number().int(),
     offset: z.number().int().nullable().describe('null when the page was asked for with a cursor'),
     next: z.string().nullable().describe('The link to the next page, or null on the last one'),
@@ -331,13 +347,15 @@ export function resourceRoutes(
             if (answer !== undefined) return jsonAnswer(answer, 200, requestId);
           }
           const keyset = parsed.cursor !== undefined;
-          const found = reads.list(keyset ? { ...query, limit: parsed.limit + 1 } : query);
-          return thenEventually(found, ({ items, total }) => {
-            const more = keyset ? items.length > parsed.limit : parsed.offset + items.length < total;
-            const shown = keyset ? items.slice(0, parsed.limit) : items;
+          // The query asks one record more than the page: it tells whether there is a next page.
+          const found = reads.list(query);
+          return thenEventually(found, ({ items, total, totalCapped }) => {
+            const more = items.length > parsed.limit;
+            const shown = more ? items.slice(0, parsed.limit) : items;
             const answer = {
               items: shown.map((item) => collection.answerTo(item as never, caller)),
               total,
+              totalExact: totalCapped !== true,
               limit: parsed.limit,
               offset: keyset ? null : parsed.offset,
               next: nextLink(request, parsed, shown, more),

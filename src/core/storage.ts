@@ -16,9 +16,19 @@ export interface ListQuery {
   search?: string;
   /** Where `search` looks, when not in every searchable field (a caller who may not see them all). */
   searchIn?: readonly string[];
-  /** The order; the id is always the last key, so the order is total. */
+  /**
+   * The order; the id is always the last key, so the order is total, and it
+   * runs the way the first key does (`-year` is year, then id, both
+   * descending), so one index on (key, id) serves a sort and its reverse.
+   */
   orderBy?: Array<{ field: string; direction: 'asc' | 'desc' }>;
   limit: number;
+  /**
+   * Count the matching records up to this many (`total` stops there and the
+   * result says `totalCapped`); all of them when absent. Counting every match
+   * of a large collection reads every match.
+   */
+  countLimit?: number;
   offset?: number;
   /**
    * Start after the record with these values of the order's keys (the id
@@ -29,8 +39,23 @@ export interface ListQuery {
 
 export interface ListResult<T> {
   items: T[];
-  /** How many records match the query, ignoring limit, offset and `after`. */
+  /** How many records match the query, ignoring limit, offset and `after`: at most the query's `countLimit`. */
   total: number;
+  /** True when more than `countLimit` records match: `total` is the limit, a lower bound. */
+  totalCapped?: boolean;
+}
+
+/**
+ * The order a list runs in, every key with its direction: the query's keys
+ * (but id), then id in the direction of the first key, so that an index on
+ * (key, id) serves both a sort and its reverse. Every driver orders by this.
+ */
+export function orderOf(
+  query: Pick<ListQuery, 'orderBy'>,
+): Array<{ field: string; direction: 'asc' | 'desc' }> {
+  const keys = (query.orderBy ?? []).filter(({ field }) => field !== 'id');
+  const first = keys[0]?.direction ?? query.orderBy?.find(({ field }) => field === 'id')?.direction ?? 'asc';
+  return [...keys, { field: 'id', direction: first }];
 }
 
 /** A stored row as drivers see it: every field, by name. */

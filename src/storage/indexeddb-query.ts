@@ -4,6 +4,7 @@ import {
   type Condition,
   type ListQuery,
   type ListResult,
+  orderOf,
   type Row,
 } from '../core/index.js';
 import { perKeptQuery } from '../core/list-query.js';
@@ -87,10 +88,7 @@ function plan(collection: CollectionDefinition, columns: ReadonlySet<string>, qu
   for (const condition of where) check(condition.field);
   for (const order of query.orderBy ?? []) check(order.field);
 
-  const order = [
-    ...(query.orderBy ?? []).filter(({ field }) => field !== 'id'),
-    { field: 'id', direction: 'asc' as const },
-  ];
+  const order = orderOf(query);
   const byOrder = (a: Row, b: Row): number => {
     for (const { field, direction } of order) {
       const result = compare(a[field], b[field]);
@@ -164,5 +162,8 @@ export function listRows(
     const first = matching.findIndex((row) => byOrder(row, key) > 0);
     start = (first < 0 ? matching.length : first) + (query.offset ?? 0);
   }
-  return { items: matching.slice(start, start + query.limit), total: matching.length };
+  const items = matching.slice(start, start + query.limit);
+  return query.countLimit !== undefined && matching.length > query.countLimit
+    ? { items, total: query.countLimit, totalCapped: true }
+    : { items, total: matching.length };
 }

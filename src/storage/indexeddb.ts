@@ -341,8 +341,8 @@ function repositoryOver(
   return {
     list: (query) =>
       read((rows) => {
-        const { items, total } = listRows(collection, rows.values(), query, store.inOrder());
-        return { items: items.map((row) => ({ ...row })), total };
+        const found = listRows(collection, rows.values(), query, store.inOrder());
+        return { ...found, items: found.items.map((row) => ({ ...row })) };
       }),
     get: (id) =>
       read((rows) => {

@@ -265,6 +265,37 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('ties run in the direction of the first key, the id last: a sort and its reverse are mirror images', async () => {
+    const { storage, repo } = await ready();
+    for (let i = 0; i < 6; i++) await repo.create({ name: `T${i}`, size: i % 2 });
+    const ids = async (direction: 'asc' | 'desc') =>
+      (await repo.list({ orderBy: [{ field: 'size', direction }], limit: 10 })).items.map(
+        (g) => `${g.size ?? 'null'}:${g.id}`,
+      );
+    const ascending = await ids('asc');
+    expect(await ids('desc')).toEqual([...ascending].reverse());
+    // Within one size, ids rise ascending.
+    const zeros = ascending.filter((key) => key.startsWith('0:')).map((key) => key.slice(2));
+    expect(zeros).toEqual([...zeros].sort());
+    await storage.close();
+  });
+
+  it('a total counts up to the query’s count limit, and says when it stopped there', async () => {
+    const { storage, repo } = await ready();
+    for (let i = 0; i < 6; i++) await repo.create({ name: `C${i}`, size: i });
+    const sized = { where: [{ field: 'size', op: 'gte' as const, value: 0 }], limit: 2 };
+    expect(await repo.list({ ...sized, countLimit: 4 })).toMatchObject({ total: 4, totalCapped: true });
+    // Six and the seeded record (size 0) match.
+    const exact = await repo.list({ ...sized, countLimit: 7 });
+    expect(exact.total).toBe(7);
+    expect(exact.totalCapped).toBeFalsy();
+    const all = await repo.list({ ...sized });
+    expect(all.total).toBe(7);
+    expect(all.totalCapped).toBeFalsy();
+    expect((await repo.list({ ...sized, countLimit: 4, search: 'C' })).total).toBe(4);
+    await storage.close();
+  });
+
   it('a duplicate unique value is a 409 conflict, not a crash', async () => {
     const { storage, repo } = await ready();
     await repo.create({ name: 'One', serial: 'X-1' });

@@ -4,7 +4,9 @@ import {
   type Condition,
   type DriverRepository,
   type FieldKind,
+  orderOf,
   type ListQuery,
+  type ListResult,
   type Row,
 } from '../../core/index.js';
 import { isThenable } from '../../core/eventually.js';
@@ -92,11 +94,7 @@ export function listClauses(
     parts.push('1 = 0');
   }
 
-  const keys = (query.orderBy ?? []).filter(({ field }) => field !== 'id');
-  const order = [...keys, { field: 'id', direction: 'asc' as const }].map(({ field, direction }) => ({
-    ...column(field),
-    direction,
-  }));
+  const order = orderOf(query).map(({ field, direction }) => ({ ...column(field), direction }));
   if (query.after) {
     // Strictly after the key tuple: (k1 after v1) OR (k1 = v1 AND k2 after v2) OR …
     const alternatives = order.map((key, i) => {
@@ -131,6 +129,14 @@ export function listClauses(
     orderBy: ` ORDER BY ${orderBy}`,
     params,
   };
+}
+
+/** A list's answer: its rows and its count, capped at the query's count limit. */
+function answer(query: ListQuery, items: Row[], counted: SqlRow | undefined): ListResult<Row> {
+  const total = Number(counted!.total);
+  return query.countLimit !== undefined && total > query.countLimit
+    ? { items, total: query.countLimit, totalCapped: true }
+    : { items, total };
 }
 
 /** Limit and offset are validated integers: inlined, each page size is its own cached statement. */
@@ -216,7 +222,11 @@ export function sqlRepository(
     return {
       items: `SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`,
       itemParams: page.params,
-      count: `${countAll}${all.where}`,
+      // Capped: the count stops one past the limit, so a large collection is not read through to count it.
+      count:
+        query.countLimit === undefined
+          ? `${countAll}${all.where}`
+          : `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${table}${all.where} LIMIT ${Math.trunc(query.countLimit) + 1}) AS "matching"`,
       countParams: all.params,
     };
   };
@@ -234,10 +244,9 @@ export function sqlRepository(
         const sql = sqlOf(query);
         const items = connection.all(sql.items, sql.itemParams);
         const counted = connection.one(sql.count, sql.countParams);
-        if (!isThenable(items) && !isThenable(counted))
-          return { items: decodeAll(items), total: Number(counted!.total) };
+        if (!isThenable(items) && !isThenable(counted)) return answer(query, decodeAll(items), counted);
         return Promise.all([items, counted]).then(
-          ([rows, total]) => ({ items: decodeAll(rows), total: Number(total!.total) }),
+          ([rows, total]) => answer(query, decodeAll(rows), total),
           failed,
         );
       } catch (error) {

@@ -207,6 +207,7 @@ export function CollectionView({
                 limit={page.limit}
                 shown={page.items.length}
                 total={page.total}
+                totalExact={page.totalExact}
                 hasNext={page.next !== null}
                 onPage={(nextOffset, nextLimit) => navigate(withPage(search, nextOffset, nextLimit))}
               />
