@@ -233,12 +233,17 @@ describe('backups and restore (the real binary)', () => {
       `CREATE TRIGGER promote AFTER INSERT ON users BEGIN UPDATE users SET role = 'admin' WHERE id = NEW.id; END`,
     );
     tampered.exec('CREATE VIEW everyone AS SELECT email FROM users');
+    // One named as Berth names its own (a text index's), but doing something else, is refused as well.
+    tampered.exec('DROP TRIGGER "books__search_delete"');
+    tampered.exec(
+      `CREATE TRIGGER "books__search_delete" AFTER DELETE ON books BEGIN UPDATE users SET role = 'admin'; END`,
+    );
     tampered.close();
 
     const refused = berth(server.cwd, ['restore', backup]);
     expect(refused).toMatchObject({
       code: 1,
-      stderr: `berth: ${backup} holds trigger "promote" on users, view "everyone", which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY 'DROP TRIGGER "promote"; DROP VIEW "everyone";') and restore that`,
+      stderr: `berth: ${backup} holds trigger "books__search_delete" on books, trigger "promote" on users, view "everyone", which Berth did not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY 'DROP TRIGGER "books__search_delete"; DROP TRIGGER "promote"; DROP VIEW "everyone";') and restore that`,
     });
     const database = join(server.cwd, 'data', 'berth.sqlite');
     expect(bookIds(database).has(kept)).toBe(true);
@@ -246,7 +251,7 @@ describe('backups and restore (the real binary)', () => {
 
     // Removed as the message says, the same backup restores.
     const cleaned = new Database(backup);
-    cleaned.exec('DROP TRIGGER "promote"; DROP VIEW "everyone";');
+    cleaned.exec('DROP TRIGGER "books__search_delete"; DROP TRIGGER "promote"; DROP VIEW "everyone";');
     cleaned.close();
     expect(berth(server.cwd, ['restore', backup]).code).toBe(0);
     expect(bookIds(database).has(kept)).toBe(false);

@@ -15,6 +15,7 @@ import {
 import { sqliteFileName } from '../node/open-storage.js';
 import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
+import { searchSchema, searchTableOf } from '../storage/sqlite-search.js';
 import { CommandError } from './command-error.js';
 
 /** The settings as `start` resolves them (flags, environment, `.env`, config file). */
@@ -84,17 +85,33 @@ function done(target: string, what: string): void {
   process.stdout.write(`backed up ${what} to ${target} (${statSync(target).size} bytes)\n`);
 }
 
+/** Whether a trigger is one of those Berth makes to keep a collection's text index, exactly as it makes it. */
+function isSearchTrigger(
+  db: Database.Database,
+  trigger: { name: string; tableName: string; sql: string },
+): boolean {
+  const search = searchTableOf(trigger.tableName);
+  if (!trigger.name.startsWith(`${search}_`)) return false;
+  const columns = (
+    db.prepare('SELECT name FROM pragma_table_info(?)').all(search) as Array<{ name: string }>
+  ).map((column) => column.name);
+  return columns.length > 0 && searchSchema(trigger.tableName, columns).triggers.includes(trigger.sql);
+}
+
 /**
- * Refuses a database holding triggers or views: Berth makes neither, and
- * once restored they would run inside the server (a trigger on `users`
- * can make every new sign-up an admin).
+ * Refuses a database holding triggers or views Berth did not make (it makes
+ * only those that keep a text index, each checked to be exactly Berth's):
+ * once restored they would run inside the server (a trigger on `users` can
+ * make every new sign-up an admin).
  */
 function refuseCode(db: Database.Database, file: string): void {
-  const found = db
-    .prepare(
-      "SELECT type, name, tbl_name AS tableName FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
-    )
-    .all() as Array<{ type: 'trigger' | 'view'; name: string; tableName: string }>;
+  const found = (
+    db
+      .prepare(
+        "SELECT type, name, tbl_name AS tableName, sql FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
+      )
+      .all() as Array<{ type: 'trigger' | 'view'; name: string; tableName: string; sql: string }>
+  ).filter((each) => each.type === 'view' || !isSearchTrigger(db, each));
   if (found.length === 0) return;
   const named = found.map((each) =>
     each.type === 'trigger' ? `trigger "${each.name}" on ${each.tableName}` : `view "${each.name}"`,
@@ -103,7 +120,7 @@ function refuseCode(db: Database.Database, file: string): void {
     .map((each) => `DROP ${each.type.toUpperCase()} "${each.name.replace(/"/g, '""')}";`)
     .join(' ');
   throw new CommandError(
-    `${file} holds ${named.join(', ')}, which Berth does not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY '${drops}') and restore that`,
+    `${file} holds ${named.join(', ')}, which Berth did not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY '${drops}') and restore that`,
   );
 }
 

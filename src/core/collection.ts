@@ -54,6 +54,12 @@ export interface CollectionOptions<F extends Fields> {
   path?: string;
   /** The default order of a list: a field, `-` for descending, e.g. `-createdAt`. */
   sort?: string;
+  /**
+   * Orders of more than one key that lists are often asked for, e.g.
+   * `['-year,title']`: each gets an index, so such a list reads only its
+   * page. An `indexed` field and the default `sort` have one already.
+   */
+  sorts?: readonly string[];
   /** Query parameters that stand for a filter, e.g. `{ yearFrom: 'year[gte]', author: 'author[contains]' }`. */
   aliases?: Record<string, string>;
   /** Records written once, when the collection is first created. */
@@ -77,6 +83,8 @@ export interface CollectionDefinition<F extends Fields = Fields> {
   readonly privateFields: readonly string[];
   readonly path: string;
   readonly sort: string;
+  /** Orders of several keys kept in an index (`sorts`). */
+  readonly sorts: readonly string[];
   readonly aliases: Readonly<Record<string, string>>;
   readonly seed: (() => Array<CreateInput<F>>) | undefined;
   /** The fields the free-text filter looks in. */
@@ -249,6 +257,15 @@ export function defineCollection<const F extends Fields>(
   if (!(sortField in fields) && !reserved.has(sortField)) {
     throw new Error(`collection "${name}" sorts by "${sortField}", which is not one of its fields`);
   }
+  for (const order of options.sorts ?? []) {
+    const keys = order.split(',').map((key) => key.replace(/^-/, ''));
+    const unknown = keys.find((key) => !(key in fields) && !reserved.has(key));
+    if (unknown !== undefined || keys.length > 3 || new Set(keys).size !== keys.length) {
+      throw new Error(
+        `collection "${name}" declares the sort "${order}": use up to 3 of its fields, each once, "-" for descending, comma-separated${unknown !== undefined ? ` ("${unknown}" is not one of its fields)` : ''}`,
+      );
+    }
+  }
   let schemas: CollectionDefinition<F>['schemas'] | undefined;
   const fieldsWhere = (test: (definition: F[keyof F]) => boolean): string[] =>
     Object.entries(fields)
@@ -306,6 +323,7 @@ export function defineCollection<const F extends Fields>(
     privateFields,
     path: options.path ?? `/${name}`,
     sort,
+    sorts: options.sorts ?? [],
     aliases: options.aliases ?? {},
     seed: options.seed,
     searchable: Object.entries(fields)

@@ -63,7 +63,9 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
           op === 'eq'
             ? `Only records whose ${name} is this value.`
             : op === 'contains'
-              ? `Only records whose ${name} contains this text (any case).`
+              ? collection.searchable.includes(name)
+                ? `Only records whose ${name} contains this text (any case; 3 characters or more are found through a text index).`
+                : `Only records whose ${name} contains this text (any case). ${name} is not searchable: this reads every record that the other conditions leave.`
               : `Only records whose ${name} is ${{ ne: 'not', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' }[op]} this value.`,
         schema: op === 'contains' ? { type: 'string' } : schemaOf(name),
       });
@@ -84,7 +86,7 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
       name: 'q',
       in: 'query',
       required: false,
-      description: `Free text, looked for (any case) in ${collection.searchable.join(', ')}.`,
+      description: `Free text: records whose ${collection.searchable.join(' or ')} contains it (any case). 3 characters or more are found through a text index; shorter text reads every record.`,
       schema: { type: 'string', minLength: 1, maxLength: 200 },
     });
   }

@@ -97,7 +97,7 @@ export interface DriverScope {
 /** Progress of a migration, for the start-up log. */
 export interface MigrationStep {
   collection: string;
-  action: 'create' | 'add-field' | 'index' | 'seed' | 'require' | 'unrequire' | 'rebuild';
+  action: 'create' | 'add-field' | 'index' | 'search' | 'seed' | 'require' | 'unrequire' | 'rebuild';
   detail: string;
 }
 
@@ -144,6 +144,12 @@ export interface StorageDriver extends DriverScope {
   ): Promise<{ created: string[] }>;
   /** Runs `work` in one transaction: all of its writes, or none. */
   transaction<R>(work: (scope: DriverScope) => Promise<R>): Promise<R>;
+  /**
+   * Optional: as `transaction`, for loading many records of `collection`:
+   * what can be brought up to date at the end (SQLite's text index) is,
+   * once for the records `work` inserted, instead of record by record.
+   */
+  bulkInsert?<R>(collection: CollectionDefinition, work: (scope: DriverScope) => Promise<R>): Promise<R>;
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Pg from 'pg';
-import { redactUrl, type FieldKind, type StorageDriver } from '../core/index.js';
+import { redactUrl, type CollectionDefinition, type FieldKind, type StorageDriver } from '../core/index.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
@@ -45,7 +45,6 @@ const unavailableCodes = new Set([
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   placeholder: (index) => `$${index}`,
-  ilike: 'ILIKE',
   columnType: (kind) => columnTypes[kind],
   // pg turns arrays into PostgreSQL arrays: JSON goes as its text.
   encode: (kind, value) =>
@@ -53,6 +52,12 @@ export const postgresDialect: SqlDialect = {
   decode: (_kind, value) => value ?? null,
   // A selected column is never undefined: every value comes back as it is.
   decodes: () => false,
+  // PostgreSQL puts NULL last ascending unless told: an index says where lists put it.
+  indexKey: (column, direction, nullable) =>
+    `${column} ${direction === 'desc' ? 'DESC' : 'ASC'}${nullable ? (direction === 'desc' ? ' NULLS LAST' : ' NULLS FIRST') : ''}`,
+  // ILIKE folds case as the database's character type does; pg_trgm's indexes serve it (3 characters or more).
+  contains: (column, text, next) =>
+    `${column} ILIKE ${next(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`,
   classify(error) {
     const { code, constraint, message } = error as { code?: string; constraint?: string; message?: string };
     if (code === '23505')
@@ -78,6 +83,71 @@ export const postgresDialect: SqlDialect = {
     return undefined;
   },
 };
+
+/**
+ * What `q` and `contains` search with on PostgreSQL: a GIN trigram index
+ * (pg_trgm) on each searchable field, which serves ILIKE for text of 3
+ * characters or more. The extension is made when the database allows it
+ * (it is a trusted one: a database owner may); where it cannot be, the
+ * migration says so and searches scan.
+ */
+async function ensureTrigramIndexes(
+  connection: SqlConnection,
+  collection: CollectionDefinition,
+  context: { rows: number; step: (detail: string) => Promise<void> },
+): Promise<void> {
+  const wanted = new Map(collection.searchable.map((field) => [`${collection.name}_${field}_trgm`, field]));
+  const have = (
+    await connection.all(
+      'SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1',
+      [collection.name],
+    )
+  )
+    .map((row) => String(row.indexname))
+    .filter((name) => name.endsWith('_trgm'));
+  for (const name of have) {
+    if (wanted.has(name)) continue;
+    await connection.run(`DROP INDEX ${quote(name)}`, []);
+    await context.step(`dropped ${name}`);
+  }
+  const missing = [...wanted].filter(([name]) => !have.includes(name));
+  if (missing.length === 0) return;
+  let schema = await trigramSchema(connection);
+  if (schema === undefined) {
+    // A savepoint: a refused CREATE EXTENSION must not end the migration's transaction.
+    await connection.run('SAVEPOINT berth_trigrams', []);
+    try {
+      await connection.run('CREATE EXTENSION IF NOT EXISTS pg_trgm', []);
+      await connection.run('RELEASE SAVEPOINT berth_trigrams', []);
+      schema = await trigramSchema(connection);
+    } catch (error) {
+      await connection.run('ROLLBACK TO SAVEPOINT berth_trigrams', []);
+      await context.step(
+        `no trigram indexes (${(error as Error).message}): q and contains read every ${collection.name} record; a superuser can run CREATE EXTENSION pg_trgm in this database`,
+      );
+      return;
+    }
+  }
+  for (const [name, field] of missing) {
+    const started = Date.now();
+    await connection.run(
+      `CREATE INDEX ${quote(name)} ON ${quote(collection.name)} USING gin (${quote(field)} ${quote(schema!)}.gin_trgm_ops)`,
+      [],
+    );
+    await context.step(
+      context.rows > 100_000 ? `${name} made in ${((Date.now() - started) / 1000).toFixed(1)} s` : name,
+    );
+  }
+}
+
+/** The schema pg_trgm is installed in, if it is. */
+async function trigramSchema(connection: SqlConnection): Promise<string | undefined> {
+  const row = await connection.one(
+    "SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'",
+    [],
+  );
+  return row ? String(row.schema) : undefined;
+}
 
 const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
   all: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
@@ -157,6 +227,8 @@ export function openPostgresStorage(
         );
       },
       sameType: (existing, field) => existing === columnTypes[field.kind],
+      rebuildsTables: false,
+      search: ensureTrigramIndexes,
     },
     async transaction(work, transactionOptions) {
       const client = await pool
@@ -183,6 +255,9 @@ export function openPostgresStorage(
       } finally {
         client.release();
       }
+    },
+    async analyze(tables) {
+      for (const table of tables) await pool.query(`ANALYZE ${quote(table)}`);
     },
     stats: () => ({
       statements: 0,

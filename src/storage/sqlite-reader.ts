@@ -20,6 +20,10 @@ function readerThread(): void {
   const db = new Database(workerData.file as string, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   db.pragma('query_only = 1');
+  // The same as registerFunctions in sqlite.ts (this runs from its own source text).
+  db.function('berth_contains', { deterministic: true }, (text: unknown, needle: unknown) =>
+    text !== null && String(text).toLowerCase().includes(String(needle)) ? 1 : 0,
+  );
   const statements = new Map<string, import('better-sqlite3').Statement>();
   parentPort!.on(
     'message',

@@ -5,6 +5,7 @@ import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js'
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { SqliteReader } from './sqlite-reader.js';
+import { ensureSearchTable, pauseSearch, searchTableOf } from './sqlite-search.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
@@ -29,7 +30,6 @@ const columnTypes: Record<FieldKind, string> = {
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   placeholder: () => '?',
-  ilike: 'LIKE',
   columnType: (kind) => columnTypes[kind],
   encode: (kind, value) =>
     value === null || value === undefined
@@ -50,6 +50,12 @@ export const sqliteDialect: SqlDialect = {
           ? JSON.parse(value as string)
           : value,
   decodes: (kind) => kind === 'boolean' || kind === 'json',
+  // SQLite orders NULL before every value, in an index too: ascending puts it first, descending last.
+  indexKey: (column, direction) => (direction === 'desc' ? `${column} DESC` : column),
+  // LIKE folds ASCII only: a function of Berth's folds as JavaScript does, as the other drivers do.
+  contains: (column, text, next) => `${containsFunction}(${column}, ${next(text.toLowerCase())})`,
+  unindexed: (column) => `+${column}`,
+  searchTable: searchTableOf,
   classify(error) {
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -67,6 +73,9 @@ interface Prepared {
   statement: Database.Statement;
   lane: 'inline' | 'reader' | undefined;
 }
+
+/** How often a long-running server lets SQLite refresh stale planner statistics. */
+const optimizeEvery = 6 * 3600_000;
 
 /** Rows a table holds (about) before a read that scans or sorts it all goes to the reader thread. */
 export const inlineRows = 10_000;
@@ -107,6 +116,16 @@ export function laneOf(
     } else if (step.includes('TEMP B-TREE')) sorts = true;
   }
   return [...(sorts ? tables : scanned)].some((table) => rowsOf(table) > inlineRows) ? 'reader' : 'inline';
+}
+
+/** The SQL function `contains` filters and `q` use: whether a text holds a lower-cased needle, in any case. */
+const containsFunction = 'berth_contains';
+
+/** Registers Berth's SQL functions on a connection (the reader thread registers the same). */
+export function registerFunctions(db: Database.Database): void {
+  db.function(containsFunction, { deterministic: true }, (text: unknown, needle: unknown) =>
+    text !== null && String(text).toLowerCase().includes(String(needle)) ? 1 : 0,
+  );
 }
 
 /** Pages copied per step of an online backup: the event loop runs between steps. */
@@ -157,7 +176,12 @@ export function openSqliteStorage(file: string): StorageDriver {
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   }
   const db = new Database(file);
+  registerFunctions(db);
   db.pragma('journal_mode = WAL');
+  // The planner's statistics: refreshed where stale at open (sampled, quick), and every few hours.
+  db.pragma('optimize = 0x10002');
+  const optimizing = setInterval(() => db.open && db.pragma('optimize'), optimizeEvery);
+  optimizing.unref();
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   const statements = new LruCache<string, Prepared>(statementCacheLimit);
@@ -184,10 +208,15 @@ export function openSqliteStorage(file: string): StorageDriver {
    * reader thread when its plan scans or sorts a large table (or it once
    * took too long here).
    */
-  const read = <R>(one: boolean, sql: string, params: readonly unknown[]): Eventually<R> => {
+  const read = <R>(
+    one: boolean,
+    sql: string,
+    params: readonly unknown[],
+    hint?: 'bounded',
+  ): Eventually<R> => {
     if (!reader || !sql.startsWith('SELECT ')) return (one ? run.one : run.all)(sql, params) as R;
     const entry = prepared(sql);
-    entry.lane ??= laneOf(planOf(db, sql, params), sql, rowsOf);
+    entry.lane ??= hint === 'bounded' ? 'inline' : laneOf(planOf(db, sql, params), sql, rowsOf);
     if (entry.lane === 'reader')
       return (one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>;
     const started = performance.now();
@@ -201,6 +230,8 @@ export function openSqliteStorage(file: string): StorageDriver {
     run: async (sql, params) => run.changes(sql, params),
   };
   const readAll = (sql: string, params: readonly unknown[]): Eventually<SqlRow[]> => read(false, sql, params);
+  const readBounded = (sql: string, params: readonly unknown[]): Eventually<SqlRow[]> =>
+    read(false, sql, params, 'bounded');
   const readOne = (sql: string, params: readonly unknown[]): Eventually<SqlRow | undefined> =>
     read(true, sql, params);
   /** The transaction holding the connection; other statements wait for it. */
@@ -215,7 +246,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     params: readonly unknown[],
   ): Eventually<R> => (holder ? holder.then(() => whenFree(statement, sql, params)) : statement(sql, params));
   const outside: SqlConnection = {
-    all: (sql, params) => whenFree(readAll, sql, params),
+    all: (sql, params, hint) => whenFree(hint === 'bounded' ? readBounded : readAll, sql, params),
     one: (sql, params) => whenFree(readOne, sql, params),
     run: (sql, params) => promised(() => whenFree(run.changes, sql, params)),
   };
@@ -251,6 +282,9 @@ export function openSqliteStorage(file: string): StorageDriver {
       await connection.run(`ALTER TABLE ${temporary} RENAME TO ${quote(table)}`, []);
       statements.clear();
     },
+    rebuildsTables: true,
+    search: ensureSearchTable,
+    pauseSearch,
     sameType: (existing, field) =>
       existing === columnTypes[field.kind] || (existing === '' && field.kind === 'json'),
   };
@@ -284,6 +318,11 @@ export function openSqliteStorage(file: string): StorageDriver {
         release();
       }
     },
+    async analyze(tables) {
+      // Sampled (analysis_limit): a second or two on a million rows becomes milliseconds.
+      db.pragma('analysis_limit = 1000');
+      for (const table of tables) db.exec(`ANALYZE ${quote(table)}`);
+    },
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
     // On this connection: the writes it makes meanwhile are in the copy too.
     backup: (target, onProgress) => onlineBackup(db, target, onProgress),
@@ -293,7 +332,12 @@ export function openSqliteStorage(file: string): StorageDriver {
       while (holder) await holder;
       statements.clear();
       await reader?.close();
-      if (db.open) db.close();
+      clearInterval(optimizing);
+      // SQLite's advice: before closing, let it refresh the statistics that have gone stale.
+      if (db.open) {
+        db.pragma('optimize');
+        db.close();
+      }
     },
   });
 }

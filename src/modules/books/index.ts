@@ -16,6 +16,8 @@ export const books = defineCollection({
     }),
   },
   sort: 'title',
+  // Newest first, then by title: kept in an index of its own.
+  sorts: ['-year,title'],
   // The query parameters books have always had.
   aliases: { author: 'author[contains]', yearFrom: 'year[gte]', yearTo: 'year[lte]' },
   seed: () => [

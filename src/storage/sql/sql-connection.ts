@@ -9,8 +9,12 @@ export type SqlRow = Record<string, unknown>;
  * too; callers await them or pass the value on (`Eventually`).
  */
 export interface SqlConnection {
-  /** A statement that answers rows (SELECT, … RETURNING). */
-  all(sql: string, params: readonly unknown[]): Eventually<SqlRow[]>;
+  /**
+   * A statement that answers rows (SELECT, … RETURNING). `bounded`: the
+   * caller knows this read stops after a bounded number of rows whatever
+   * its plan looks like (a page walked along an index), so it may run at once.
+   */
+  all(sql: string, params: readonly unknown[], hint?: 'bounded'): Eventually<SqlRow[]>;
   /** The first row of such a statement (a lookup by id, a count), or undefined. */
   one(sql: string, params: readonly unknown[]): Eventually<SqlRow | undefined>;
   /** A statement that changes rows; how many. */

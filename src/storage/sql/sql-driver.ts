@@ -27,6 +27,8 @@ export interface SqlEngine {
     options?: { migration?: boolean },
   ): Promise<R>;
   stats(): StorageStats;
+  /** Brings the planner's statistics of these tables up to date (after a migration changed them). */
+  analyze?(tables: readonly string[]): Promise<void>;
   /** An online copy of the database to a file (SQLite). */
   backup?(file: string, onProgress?: BackupProgress): Promise<void>;
   close(): Promise<void>;
@@ -96,17 +98,28 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
     repository: (collection) => outside.repository(collection),
     transaction: (work) =>
       disk.watch(() => engine.transaction((connection) => work(scopeOver(engine, connection)))),
+    bulkInsert: (collection, work) =>
+      disk.watch(() =>
+        engine.transaction(async (connection) => {
+          const caughtUp = await engine.editor.pauseSearch?.(connection, collection);
+          const result = await work(scopeOver(engine, connection));
+          await caughtUp?.();
+          return result;
+        }),
+      ),
     async migrate(
       collections: readonly CollectionDefinition[],
       onStep: (step: MigrationStep) => void = () => {},
     ) {
       // Nothing to do costs this one query.
       if (!(await needsMigration(engine.connection, collections))) return { created: [] };
-      const created = await engine.transaction(
+      const { created, changed } = await engine.transaction(
         (connection) => migrateTables(connection, engine.dialect, engine.editor, collections, onStep),
         { migration: true },
       );
       outside = scopeOver(engine, engine.connection, disk.repository); // tables may have new columns
+      // Tables that already held rows have new indexes: the planner learns their shape now.
+      if (changed.length) await engine.analyze?.(changed);
       return { created };
     },
     stats: () => {

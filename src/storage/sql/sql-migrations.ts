@@ -4,7 +4,8 @@ import {
   type FieldDefinition,
   type MigrationStep,
 } from '../../core/index.js';
-import { indexName, quote, type SqlDialect } from './dialect.js';
+import { quote, type SqlDialect } from './dialect.js';
+import { indexesOf, isBerthIndex } from './sql-indexes.js';
 import type { SqlConnection } from './sql-connection.js';
 import { columnsOf } from './sql-repository.js';
 
@@ -23,13 +24,36 @@ export interface SqlSchemaEditor {
   indexes(connection: SqlConnection, table: string): Promise<Set<string>>;
   /** Makes a column NOT NULL or nullable (SQLite rebuilds the table; its indexes are made again after). */
   setRequired(connection: SqlConnection, table: string, column: string, required: boolean): Promise<void>;
+  /** Whether `setRequired` makes the table anew (SQLite), which a text index over it must follow. */
+  readonly rebuildsTables: boolean;
+  /**
+   * Makes what `q` and `contains` search with match the collection's
+   * searchable fields (SQLite: an FTS5 trigram table kept by triggers;
+   * PostgreSQL: pg_trgm indexes); `rebuilt` says the table was made anew.
+   */
+  /**
+   * Optional: stops keeping the collection's text index row by row for new
+   * rows (SQLite's insert trigger), inside a transaction; what it answers
+   * indexes the rows inserted since, and starts again.
+   */
+  pauseSearch?(
+    connection: SqlConnection,
+    collection: CollectionDefinition,
+  ): Promise<(() => Promise<void>) | undefined>;
+  search(
+    connection: SqlConnection,
+    collection: CollectionDefinition,
+    context: { rebuilt: boolean; rows: number; step: (detail: string) => Promise<void> },
+  ): Promise<void>;
   /** Whether the stored type is the one this field kind is stored in. */
   sameType(existing: string, field: FieldDefinition): boolean;
 }
 
 /** A description of what each collection needs from its table: unchanged means nothing to do. */
 export function fingerprint(collection: CollectionDefinition): string {
-  return JSON.stringify(
+  return JSON.stringify([
+    // The layout of Berth's indexes and text search: a new one migrates every table once.
+    layout,
     Object.entries(collection.fields).map(([name, field]) => [
       name,
       field.kind,
@@ -38,8 +62,18 @@ export function fingerprint(collection: CollectionDefinition): string {
       field.indexed || field.kind === 'reference',
       field.default ?? null,
     ]),
-  );
+    indexesOf(collection).map((index) => index.name),
+    collection.searchable,
+  ]);
 }
+
+/** Bumped when Berth's indexes or search tables change shape. */
+const layout = 2;
+
+/** Past this many records, a migration step says before it starts and how long it took. */
+export const largeTable = 100_000;
+
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 /** A default value written into DDL (ADD COLUMN … DEFAULT): only numbers, booleans and text, quoted. */
 function literal(dialect: SqlDialect, field: FieldDefinition): string {
@@ -67,7 +101,7 @@ export async function migrateTables(
   editor: SqlSchemaEditor,
   collections: readonly CollectionDefinition[],
   onStep: (step: MigrationStep) => void,
-): Promise<string[]> {
+): Promise<{ created: string[]; changed: string[] }> {
   const p = (index: number) => dialect.placeholder(index);
   await connection.run(
     'CREATE TABLE IF NOT EXISTS berth_collections (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, migrated_at TEXT NOT NULL)',
@@ -84,6 +118,7 @@ export async function migrateTables(
     ]),
   );
   const created: string[] = [];
+  const changed: string[] = [];
   for (const collection of collections) {
     const wanted = fingerprint(collection);
     if (known.get(collection.name) === wanted) continue;
@@ -95,6 +130,7 @@ export async function migrateTables(
       onStep({ collection: collection.name, action, detail });
     };
     if (await migrateCollection(connection, dialect, editor, collection, step)) created.push(collection.name);
+    else changed.push(collection.name);
     await connection.run(
       known.has(collection.name)
         ? `UPDATE berth_collections SET fingerprint = ${p(1)}, migrated_at = ${p(2)} WHERE name = ${p(3)}`
@@ -102,7 +138,7 @@ export async function migrateTables(
       [wanted, new Date().toISOString(), collection.name],
     );
   }
-  return created;
+  return { created, changed };
 }
 
 /** Whether any collection's table differs from its declaration: one query. */
@@ -133,6 +169,18 @@ async function migrateCollection(
   const existing = await editor.columns(connection, name);
   const count = async (where = ''): Promise<number> =>
     Number((await connection.all(`SELECT count(*) AS "total" FROM ${table}${where}`, []))[0]!.total);
+  /** Whether the table was made anew (SQLite's way to change a column): its text index is made again too. */
+  let rebuilt = false;
+  const setRequired = async (field: string, required: boolean): Promise<void> => {
+    const records = await count();
+    const started = Date.now();
+    if (records > largeTable)
+      await step(required ? 'require' : 'unrequire', `${name}.${field}: changing ${records} records…`);
+    await editor.setRequired(connection, name, field, required);
+    rebuilt ||= editor.rebuildsTables;
+    if (records > largeTable)
+      await step(required ? 'require' : 'unrequire', `${name}.${field} changed in ${seconds(started)}`);
+  };
 
   if (!existing) {
     const columns = columnsOf(collection).map(
@@ -162,7 +210,7 @@ async function migrateCollection(
             );
           }
           await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type}`, []);
-          await editor.setRequired(connection, name, field, true);
+          await setRequired(field, true);
         }
         await step('add-field', `${name}.${field}`);
         continue;
@@ -179,40 +227,53 @@ async function migrateCollection(
             `${name}.${field} is now required, but ${empty} ${name} records have no value: give them one, or declare it with required: false`,
           );
         }
-        await editor.setRequired(connection, name, field, true);
+        await setRequired(field, true);
         await step('require', `${name}.${field}`);
       } else if (!definition.required && !column.nullable) {
-        await editor.setRequired(connection, name, field, false);
+        await setRequired(field, false);
         await step('unrequire', `${name}.${field}`);
       }
     }
   }
 
   const indexes = await editor.indexes(connection, name);
-  for (const [field, definition] of fields) {
-    for (const unique of [true, false]) {
-      const index = indexName(name, field, unique);
-      const wanted = unique
-        ? definition.unique
-        : !definition.unique && (definition.indexed || definition.kind === 'reference');
-      if (wanted && !indexes.has(index)) {
-        try {
-          await connection.run(
-            `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quote(index)} ON ${table} (${quote(field)})`,
-            [],
-          );
-        } catch (error) {
-          if (!unique) throw error;
-          throw new MigrationError(
-            `cannot make ${name}.${field} unique: some ${name} records share a value (${(error as Error).message}); make them distinct first`,
-          );
-        }
-        await step('index', index);
-      } else if (!wanted && indexes.has(index)) {
-        await connection.run(`DROP INDEX ${quote(index)}`, []);
-        await step('index', `dropped ${index}`);
-      }
+  const wanted = indexesOf(collection);
+  const rows = existing ? await count() : 0;
+  for (const index of wanted) {
+    if (indexes.has(index.name)) continue;
+    const keys = index.keys
+      .map(({ field, direction }) => {
+        const column = quote(field);
+        const nullable = field in collection.fields && !collection.fields[field]!.required;
+        return dialect.indexKey(column, direction, nullable);
+      })
+      .join(', ');
+    const started = Date.now();
+    if (rows > largeTable) await step('index', `${index.name}: indexing ${rows} records…`);
+    try {
+      await connection.run(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(index.name)} ON ${table} (${keys})`,
+        [],
+      );
+    } catch (error) {
+      if (!index.unique) throw error;
+      const field = index.keys[0]!.field;
+      throw new MigrationError(
+        `cannot make ${name}.${field} unique: some ${name} records share a value (${(error as Error).message}); make them distinct first`,
+      );
     }
+    await step('index', rows > largeTable ? `${index.name} made in ${seconds(started)}` : index.name);
   }
+  const names = new Set(wanted.map((index) => index.name));
+  for (const index of indexes) {
+    if (names.has(index) || !isBerthIndex(name, index)) continue;
+    await connection.run(`DROP INDEX ${quote(index)}`, []);
+    await step('index', `dropped ${index}`);
+  }
+  await editor.search(connection, collection, {
+    rebuilt,
+    rows,
+    step: (detail) => step('search', detail),
+  });
   return !existing;
 }

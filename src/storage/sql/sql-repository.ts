@@ -1,36 +1,17 @@
 import {
   BerthError,
   type CollectionDefinition,
-  type Condition,
   type DriverRepository,
-  type FieldKind,
-  orderOf,
   type ListQuery,
   type ListResult,
   type Row,
 } from '../../core/index.js';
-import { isThenable } from '../../core/eventually.js';
+import { isThenable, thenEventually, type Eventually } from '../../core/eventually.js';
 import { perKeptQuery } from '../../core/list-query.js';
 import { quote, type SqlDialect } from './dialect.js';
+import { indexesOf } from './sql-indexes.js';
+import { listStatements, type Column, type ListStatements } from './sql-list.js';
 import type { SqlConnection, SqlRow } from './sql-connection.js';
-
-const operators: Record<Exclude<Condition['op'], 'contains'>, string> = {
-  eq: '=',
-  ne: '<>',
-  gt: '>',
-  gte: '>=',
-  lt: '<',
-  lte: '<=',
-};
-
-const escapeLike = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-interface Column {
-  name: string;
-  kind: FieldKind;
-  /** NULL is possible: sorting and keyset paging must place it. */
-  nullable: boolean;
-}
 
 /** The columns of a collection's table, in the order records show them. */
 export function columnsOf(collection: CollectionDefinition): Column[] {
@@ -46,91 +27,6 @@ export function columnsOf(collection: CollectionDefinition): Column[] {
   ];
 }
 
-/**
- * Builds the WHERE and ORDER BY of a list query. Field names were checked
- * against the collection by whoever made the query (the resource's query
- * parser); here an unknown one is a programming error. Values always travel
- * as parameters. The order is total (the id last), NULL first ascending and
- * last descending on every engine, and `after` (keyset paging) starts
- * strictly after the given key values.
- */
-export function listClauses(
-  collection: CollectionDefinition,
-  byName: ReadonlyMap<string, Column>,
-  query: ListQuery,
-  dialect: SqlDialect,
-): { where: string; orderBy: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const next = (value: unknown): string => {
-    params.push(value);
-    return dialect.placeholder(params.length);
-  };
-  const column = (field: string): Column => {
-    const found = byName.get(field);
-    if (!found) throw new BerthError('BERTH_BAD_REQUEST', `"${field}" is not a field of ${collection.name}`);
-    return found;
-  };
-
-  const parts: string[] = [];
-  for (const condition of query.where ?? []) {
-    const { name, kind } = column(condition.field);
-    const sql = quote(name);
-    if (condition.op === 'contains') {
-      parts.push(`${sql} ${dialect.ilike} ${next(escapeLike(String(condition.value)))} ESCAPE '\\'`);
-    } else if (condition.value === null) {
-      parts.push(`${sql} IS ${condition.op === 'ne' ? 'NOT ' : ''}NULL`);
-    } else {
-      parts.push(`${sql} ${operators[condition.op]} ${next(dialect.encode(kind, condition.value))}`);
-    }
-  }
-  const searchIn = query.searchIn ?? collection.searchable;
-  if (query.search && searchIn.length) {
-    const pattern = escapeLike(query.search);
-    parts.push(
-      `(${searchIn.map((field) => `${quote(field)} ${dialect.ilike} ${next(pattern)} ESCAPE '\\'`).join(' OR ')})`,
-    );
-  } else if (query.search && query.searchIn) {
-    // Nothing the caller may see is searched: nothing matches.
-    parts.push('1 = 0');
-  }
-
-  const order = orderOf(query).map(({ field, direction }) => ({ ...column(field), direction }));
-  if (query.after) {
-    // Strictly after the key tuple: (k1 after v1) OR (k1 = v1 AND k2 after v2) OR …
-    const alternatives = order.map((key, i) => {
-      const equal = order.slice(0, i).map((earlier, j) => {
-        const value = query.after![j];
-        return value === null
-          ? `${quote(earlier.name)} IS NULL`
-          : `${quote(earlier.name)} = ${next(dialect.encode(earlier.kind, value))}`;
-      });
-      const value = query.after![i];
-      const sql = quote(key.name);
-      let after: string;
-      if (key.direction === 'asc') {
-        after = value === null ? `${sql} IS NOT NULL` : `${sql} > ${next(dialect.encode(key.kind, value))}`;
-      } else if (value === null) after = '1 = 0';
-      else {
-        const before = `${sql} < ${next(dialect.encode(key.kind, value))}`;
-        after = key.nullable ? `(${before} OR ${sql} IS NULL)` : before;
-      }
-      return `(${[...equal, after].join(' AND ')})`;
-    });
-    parts.push(`(${alternatives.join(' OR ')})`);
-  }
-  const orderBy = order
-    .map(({ name, direction, nullable }) => {
-      const sql = `${quote(name)} ${direction === 'desc' ? 'DESC' : 'ASC'}`;
-      return nullable ? `${sql} ${direction === 'desc' ? 'NULLS LAST' : 'NULLS FIRST'}` : sql;
-    })
-    .join(', ');
-  return {
-    where: parts.length ? ` WHERE ${parts.join(' AND ')}` : '',
-    orderBy: ` ORDER BY ${orderBy}`,
-    params,
-  };
-}
-
 /** A list's answer: its rows and its count, capped at the query's count limit. */
 function answer(query: ListQuery, items: Row[], counted: SqlRow | undefined): ListResult<Row> {
   const total = Number(counted!.total);
@@ -138,10 +34,6 @@ function answer(query: ListQuery, items: Row[], counted: SqlRow | undefined): Li
     ? { items, total: query.countLimit, totalCapped: true }
     : { items, total };
 }
-
-/** Limit and offset are validated integers: inlined, each page size is its own cached statement. */
-const windowOf = (query: ListQuery): string =>
-  ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
 
 /** Engine errors as Berth errors: a taken unique value is a 409, an unreachable engine a 503. */
 export function translate(dialect: SqlDialect, collection: string, error: unknown): never {
@@ -209,30 +101,40 @@ export function sqlRepository(
   };
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
   const countAll = `SELECT count(*) AS "total" FROM ${table}`;
-  /** A list's two statements: the page (its window inlined), and the total, which ignores where the page starts. */
-  const listSql = (query: ListQuery) => {
-    const window = windowOf(query);
-    const all = listClauses(
-      collection,
-      byName,
-      query.after ? { ...query, after: undefined } : query,
-      dialect,
-    );
-    const page = query.after ? listClauses(collection, byName, query, dialect) : all;
-    return {
-      items: `SELECT ${list} FROM ${table}${page.where}${page.orderBy}${window}`,
-      itemParams: page.params,
-      // Capped: the count stops one past the limit, so a large collection is not read through to count it.
-      count:
-        query.countLimit === undefined
-          ? `${countAll}${all.where}`
-          : `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${table}${all.where} LIMIT ${Math.trunc(query.countLimit) + 1}) AS "matching"`,
-      countParams: all.params,
-    };
-  };
+  const indexes = indexesOf(collection);
+  const qualifiedList = columns.map((column) => `${table}.${quote(column.name)}`).join(', ');
   // A kept query's statements are built once: the same SQL string each time finds its prepared statement
   // without hashing and comparing a new one.
-  const sqlOf = perKeptQuery(listSql);
+  const statementsOf = perKeptQuery((query: ListQuery) =>
+    listStatements(collection, byName, indexes, query, dialect, qualifiedList),
+  );
+  /** About how many rows the table holds (the highest rowid on SQLite), asked again at most every 10 s. */
+  let rows = { count: 0, at: -Infinity };
+  const rowsNow = (): Eventually<number> => {
+    if (Date.now() - rows.at < 10_000) return rows.count;
+    return thenEventually(connection.one(`SELECT max(rowid) AS "n" FROM ${table}`, []), (row) => {
+      rows = { count: Number(row?.n ?? 0), at: Date.now() };
+      return rows.count;
+    });
+  };
+  /**
+   * A page with conditions: counted first, then read by walking the order's
+   * index when so many rows match that a page is found within a few of them
+   * (matches² > page × rows), else by finding the matches and sorting them.
+   * Either reads about the square root of page × rows at most.
+   */
+  const chosenList = (query: ListQuery, statements: ListStatements): Eventually<ListResult<Row>> =>
+    thenEventually(connection.one(statements.count.sql, statements.count.params), (counted) =>
+      thenEventually(rowsNow(), (estimate) => {
+        const matches = Number(counted!.total);
+        const window = query.limit + (query.offset ?? 0);
+        const walk = matches * matches > window * estimate;
+        const page = walk ? statements.walk : statements.find;
+        return thenEventually(connection.all(page.sql, page.params, walk ? 'bounded' : undefined), (items) =>
+          answer(query, decodeAll(items), counted),
+        );
+      }),
+    );
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
@@ -241,12 +143,16 @@ export function sqlRepository(
     // (SQLite outside a transaction), else in one async step.
     list: (query) => {
       try {
-        const sql = sqlOf(query);
-        const items = connection.all(sql.items, sql.itemParams);
-        const counted = connection.one(sql.count, sql.countParams);
+        const statements = statementsOf(query);
+        if (statements.choose) {
+          const found = chosenList(query, statements);
+          return isThenable(found) ? found.then(undefined, failed) : found;
+        }
+        const items = connection.all(statements.find.sql, statements.find.params);
+        const counted = connection.one(statements.count.sql, statements.count.params);
         if (!isThenable(items) && !isThenable(counted)) return answer(query, decodeAll(items), counted);
         return Promise.all([items, counted]).then(
-          ([rows, total]) => answer(query, decodeAll(rows), total),
+          ([found, total]) => answer(query, decodeAll(found), total),
           failed,
         );
       } catch (error) {
