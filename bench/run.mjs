@@ -3,6 +3,7 @@
 import { benchBooks } from './books.mjs';
 import { benchBrowser } from './browser.mjs';
 import { benchChat } from './chat.mjs';
+import { benchData } from './data.mjs';
 import { benchExtensions } from './extensions.mjs';
 import { benchScaling } from './scaling.mjs';
 
@@ -12,6 +13,7 @@ const sections = {
   chat: benchChat,
   scaling: benchScaling,
   browser: benchBrowser,
+  data: benchData,
 };
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {

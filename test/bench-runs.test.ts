@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { onPath } from './helpers/local-servers.js';
+import { postgresUrl } from './helpers/postgres.js';
+import { tempDir } from './helpers/processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exec = promisify(execFile);
@@ -184,4 +186,56 @@ describe('npm run bench', () => {
     expect(failed?.code).toBe(2);
     expect(failed?.stderr).toContain('"METRICS" in "berth:METRICS" is not a setting: write NAME=value');
   });
+
+  it('data: prints every shape on SQLite and PostgreSQL, Berth beside the hand-written floor, with ratios', async () => {
+    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'data'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BENCH_ROUNDS: '1',
+        BENCH_SECONDS: '1',
+        BENCH_DATA_ROWS: '2000',
+        BENCH_CACHE: tempDir('berth-bench-data-'),
+        BENCH_DATABASE_URL: postgresUrl,
+      },
+      timeout: 280_000,
+    });
+    const rows = rowsOf(stdout);
+    const shapes = [
+      'default list',
+      'filter, sorted by another field',
+      'two filters (loans)',
+      'a range',
+      'q, a common word',
+      'q, a word nothing has',
+      'contains',
+      'sort on two keys',
+      'a page 1,000 deep (cursor)',
+      'a reference (loans of a book)',
+      'get by id',
+      'create and update, 40 clients listing',
+    ];
+    for (const engine of ['SQLite', 'PostgreSQL']) {
+      const title = rows.findIndex((row) => row[0]!.startsWith(`Data: ${engine}, 2,000 books`));
+      expect(title, engine).toBeGreaterThanOrEqual(0);
+      expect(rows[title + 1]).toEqual([
+        'shape',
+        'berth p50',
+        'berth p99',
+        'floor p50',
+        'floor p99',
+        'p50 ×',
+        'p99 ×',
+        'berth req/s',
+        'failed',
+      ]);
+      const measured = rows.slice(title + 2, title + 2 + shapes.length);
+      expect(measured.map(([shape]) => shape)).toEqual(shapes);
+      for (const [shape, ...cells] of measured) {
+        expect(cells, shape).toHaveLength(8);
+        expect(cells[4], shape).toMatch(/^\d+\.\d\d×$/);
+        expect(cells[7], `${engine}: ${shape} answered something else than 2xx`).toBe('0');
+      }
+    }
+  }, 300_000);
 });

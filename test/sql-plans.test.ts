@@ -77,9 +77,28 @@ describe('the plans of lists on SQLite', () => {
     expect(plan(statementsFor('q=history', sqliteDialect).find)).toMatch(/books__search VIRTUAL TABLE/);
     expect(plan(statementsFor('author=river', sqliteDialect).find)).toMatch(/books__search VIRTUAL TABLE/);
     // A filter many rows match: walked along the order's index, the filter's own index unused.
-    const walk = plan(statementsFor('yearFrom=1900', sqliteDialect).walk);
+    const walk = plan(statementsFor('yearFrom=1900', sqliteDialect).walk(1024));
     expect(walk).toMatch(/SCAN books USING INDEX books_by_title/);
     expect(walk).not.toMatch(/TEMP B-TREE|books_by_year/);
+    // A walk that fills its page answers what finding and sorting answers; one that falls short says so.
+    const ids = ({ sql, params }: SqlStatement) =>
+      (db.prepare(sql).all(...params) as Array<{ id: string }>).map((row) => row.id);
+    for (const search of [
+      'yearFrom=1900&limit=20',
+      'q=river&sort=-year,title&limit=5',
+      'author=ston&sort=-year&limit=7&offset=30',
+      'q=iver&sort=title&cursor=WyJyaXZlciIsInAxIl0&limit=10',
+      'year=1901&sort=-year,title',
+    ]) {
+      const statements = statementsFor(search, sqliteDialect);
+      const found = ids(statements.find);
+      const walked = ids(statements.walk(32_768));
+      expect(walked, search).toEqual(found);
+      // A short walk may fall short of the page (then `find` answers), but never gives another page.
+      const short = ids(statements.walk(1024));
+      if (short.length === found.length) expect(short, search).toEqual(found);
+      else expect(short.length, search).toBeLessThan(found.length);
+    }
   });
 });
 

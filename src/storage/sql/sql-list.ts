@@ -41,7 +41,12 @@ export interface SqlStatement {
 export interface ListStatements {
   count: SqlStatement;
   find: SqlStatement;
-  walk: SqlStatement;
+  /**
+   * Walks at most `rows` rows along the order's index (after the cursor)
+   * and keeps those that meet the conditions: a full page from it is the
+   * page; a short one says nothing, and `find` answers instead.
+   */
+  walk(rows: number): SqlStatement;
   /** Whether the choice matters: there are conditions, an index serves the order, and the engine can be steered. */
   choose: boolean;
 }
@@ -83,56 +88,84 @@ export function listStatements(
   const searchTable = dialect.searchTable?.(collection.name);
   const searchable = new Set(collection.searchable);
 
-  /** WHERE, FROM and parameters, the way `find` or `walk` reads rows. */
-  const clauses = (mode: 'find' | 'walk', keyset: boolean) => {
+  /** A statement's parameters, each pushed where its placeholder stands. */
+  const parameters = () => {
     const params: unknown[] = [];
     const next = (value: unknown): string => {
       params.push(value);
       return dialect.placeholder(params.length);
     };
-    // In `walk`, a condition must not make the planner read through its own index instead of the order's.
+    return { params, next };
+  };
+  /**
+   * The conditions of the query as SQL, and the text-index terms that find
+   * their candidates (`find` and `count`, on an engine with a text table):
+   * the exact checks stay, so every engine answers the same. `unindexed`
+   * keeps a condition's own index from driving the query (a walk).
+   */
+  const conditions = (next: (value: unknown) => string, unindexed: boolean, useTextIndex: boolean) => {
     const condition = (name: string): string =>
-      mode === 'walk' && dialect.unindexed ? dialect.unindexed(qualified(name)) : qualified(name);
+      unindexed && dialect.unindexed ? dialect.unindexed(qualified(name)) : qualified(name);
     const parts: string[] = [];
     const terms: string[] = [];
+    let plain = 0;
     for (const each of query.where ?? []) {
       const { name, kind } = column(each.field);
       if (each.op === 'contains') {
         const text = String(each.value);
-        if (mode === 'find' && searchTable && searchable.has(name) && indexable(text))
+        if (useTextIndex && searchable.has(name) && indexable(text))
           terms.push(`{${name}} : ${phrase(text)}`);
+        else plain++;
         parts.push(dialect.contains(qualified(name), text, next));
       } else if (each.value === null) {
+        plain++;
         parts.push(`${condition(name)} IS ${each.op === 'ne' ? 'NOT ' : ''}NULL`);
       } else {
+        plain++;
         parts.push(`${condition(name)} ${operators[each.op]} ${next(dialect.encode(kind, each.value))}`);
       }
     }
     if (query.search && searchIn.length) {
-      if (mode === 'find' && searchTable && indexable(query.search))
+      if (useTextIndex && indexable(query.search))
         terms.push(`{${searchIn.join(' ')}} : ${phrase(query.search)}`);
+      else plain++;
       parts.push(
         `(${searchIn.map((field) => dialect.contains(qualified(field), query.search!, next)).join(' OR ')})`,
       );
     } else if (query.search && query.searchIn) {
       // Nothing the caller may see is searched: nothing matches.
+      plain++;
       parts.push('1 = 0');
     }
-    if (keyset && query.after)
-      parts.push(
-        keysetCondition(order, query.after, qualified, (kind, value) => next(dialect.encode(kind, value))),
-      );
-    // The text index's candidates first (the exact check above keeps the drivers' semantics).
-    const from = terms.length
-      ? `${quote(searchTable!)} JOIN ${table} ON ${table}.rowid = ${quote(searchTable!)}.rowid`
-      : table;
-    if (terms.length) params.unshift(terms.join(' AND '));
-    const where = [
-      ...(terms.length ? [`${quote(searchTable!)} MATCH ${dialect.placeholder(1)}`] : []),
-      ...parts,
-    ];
-    // Placeholders are numbered on PostgreSQL, which has no text table: the MATCH parameter is SQLite's `?`.
-    return { from, where: where.length ? ` WHERE ${where.join(' AND ')}` : '', params };
+    return { parts, terms, plain };
+  };
+  const keyset = (next: (value: unknown) => string): string[] =>
+    query.after
+      ? [keysetCondition(order, query.after, qualified, (kind, value) => next(dialect.encode(kind, value)))]
+      : [];
+  const whereOf = (parts: readonly string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
+  /**
+   * FROM and WHERE with the text index first when there are terms for it
+   * (SQLite: its MATCH takes the first `?`, the others follow in order).
+   */
+  const matching = (withKeyset: boolean) => {
+    const { params, next } = parameters();
+    const textTable = searchTable ? quote(searchTable) : undefined;
+    const match = textTable ? next('') : ''; // its place, filled below once the terms are known
+    const { parts, terms, plain } = conditions(next, false, textTable !== undefined);
+    const after = withKeyset ? keyset(next) : [];
+    if (!terms.length) {
+      if (textTable) params.shift();
+      return { from: table, where: whereOf([...parts, ...after]), params, terms, plain };
+    }
+    params[0] = terms.join(' AND ');
+    return {
+      from: `${textTable} JOIN ${table} ON ${table}.rowid = ${textTable}.rowid`,
+      where: whereOf([`${textTable} MATCH ${match}`, ...parts, ...after]),
+      params,
+      terms,
+      plain,
+    };
   };
 
   const orderBy = ` ORDER BY ${order
@@ -142,22 +175,42 @@ export function listStatements(
     })
     .join(', ')}`;
   const window = ` LIMIT ${Math.trunc(query.limit)}${query.offset ? ` OFFSET ${Math.trunc(query.offset)}` : ''}`;
-  const page = (mode: 'find' | 'walk'): SqlStatement => {
-    const { from, where, params } = clauses(mode, true);
-    return { sql: `SELECT ${columnList} FROM ${from}${where}${orderBy}${window}`, params };
+  const found = matching(true);
+  const find: SqlStatement = {
+    sql: `SELECT ${columnList} FROM ${found.from}${found.where}${orderBy}${window}`,
+    params: found.params,
   };
-  const counted = clauses('find', false);
+  const counting = matching(false);
   const cap = query.countLimit === undefined ? '' : ` LIMIT ${Math.trunc(query.countLimit) + 1}`;
+  // Text alone, on the text table alone: its matches are counted without reading a row of the table.
+  const count: SqlStatement =
+    counting.terms.length && counting.plain === 0
+      ? {
+          sql: `SELECT count(*) AS "total" FROM (SELECT rowid FROM ${quote(searchTable!)} WHERE ${quote(searchTable!)} MATCH ?${cap}) AS "matching"`,
+          params: [counting.params[0]],
+        }
+      : {
+          sql: `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${counting.from}${counting.where}${cap}) AS "matching"`,
+          params: counting.params,
+        };
   const conditional = Boolean(query.where?.length || query.search);
-  const find = page('find');
+  const probes = new Map<number, SqlStatement>();
   return {
-    // Capped, the count stops one past the limit: a large collection is not read through to count it.
-    count: {
-      sql: `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${counted.from}${counted.where}${cap}) AS "matching"`,
-      params: counted.params,
-    },
+    count,
     find,
-    walk: conditional ? page('walk') : find,
+    walk(rows) {
+      if (!conditional) return find;
+      let probe = probes.get(rows);
+      if (!probe) {
+        // The first `rows` rows of the order (after the cursor), then the conditions on those alone.
+        const { params, next } = parameters();
+        const inner = `SELECT ${columnList} FROM ${table}${whereOf(keyset(next))}${orderBy} LIMIT ${rows}`;
+        const { parts } = conditions(next, true, false);
+        probe = { sql: `SELECT * FROM (${inner}) AS ${table}${whereOf(parts)}${orderBy}${window}`, params };
+        probes.set(rows, probe);
+      }
+      return probe;
+    },
     choose: conditional && dialect.unindexed !== undefined && servesOrder(indexes, orderOf(query)),
   };
 }

@@ -27,6 +27,9 @@ export function columnsOf(collection: CollectionDefinition): Column[] {
   ];
 }
 
+/** How many rows a walk may read: a power of two (few distinct statements to prepare), 1,024 to 32,768. */
+const probeRows = (wanted: number): number => 2 ** Math.min(15, Math.max(10, Math.ceil(Math.log2(wanted))));
+
 /** A list's answer: its rows and its count, capped at the query's count limit. */
 function answer(query: ListQuery, items: Row[], counted: SqlRow | undefined): ListResult<Row> {
   const total = Number(counted!.total);
@@ -118,20 +121,27 @@ export function sqlRepository(
     });
   };
   /**
-   * A page with conditions: counted first, then read by walking the order's
-   * index when so many rows match that a page is found within a few of them
-   * (matches² > page × rows), else by finding the matches and sorting them.
-   * Either reads about the square root of page × rows at most.
+   * A page with conditions: counted first (capped). When so many rows match
+   * that a page turns up within a few of them (matches² > page × rows), the
+   * order's index is walked for a bounded number of rows (four times what
+   * the page should take); a full page from it is the page. Otherwise, or
+   * when the walk falls short, the matching rows are found through their
+   * own indexes and sorted. Either way a page reads about the square root
+   * of page × rows.
    */
   const chosenList = (query: ListQuery, statements: ListStatements): Eventually<ListResult<Row>> =>
     thenEventually(connection.one(statements.count.sql, statements.count.params), (counted) =>
       thenEventually(rowsNow(), (estimate) => {
         const matches = Number(counted!.total);
         const window = query.limit + (query.offset ?? 0);
-        const walk = matches * matches > window * estimate;
-        const page = walk ? statements.walk : statements.find;
-        return thenEventually(connection.all(page.sql, page.params, walk ? 'bounded' : undefined), (items) =>
-          answer(query, decodeAll(items), counted),
+        const find = () =>
+          thenEventually(connection.all(statements.find.sql, statements.find.params), (items) =>
+            answer(query, decodeAll(items), counted),
+          );
+        if (matches * matches <= window * estimate) return find();
+        const walk = statements.walk(probeRows((4 * window * estimate) / Math.max(matches, 1)));
+        return thenEventually(connection.all(walk.sql, walk.params, 'bounded'), (items) =>
+          items.length >= query.limit ? answer(query, decodeAll(items), counted) : find(),
         );
       }),
     );
