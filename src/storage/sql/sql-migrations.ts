@@ -191,10 +191,14 @@ async function migrateCollection(
     await step('create', `table ${name}`);
   } else {
     const have = new Map(existing.map((column) => [column.name, column]));
+    const records = await count();
     for (const [field, definition] of fields) {
       const column = have.get(field);
       if (!column) {
         const type = dialect.columnType(definition.kind);
+        const started = Date.now();
+        if (records > largeTable)
+          await step('add-field', `${name}.${field}: adding it to ${records} records…`);
         if (!definition.required) {
           await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type}`, []);
         } else if (definition.default !== undefined) {
@@ -203,7 +207,6 @@ async function migrateCollection(
             [],
           );
         } else {
-          const records = await count();
           if (records > 0) {
             throw new MigrationError(
               `${name}.${field} is a new required field without a default, and ${name} holds ${records} records that would have no value: give the field a default, or declare it with required: false`,
@@ -212,7 +215,10 @@ async function migrateCollection(
           await connection.run(`ALTER TABLE ${table} ADD COLUMN ${quote(field)} ${type}`, []);
           await setRequired(field, true);
         }
-        await step('add-field', `${name}.${field}`);
+        await step(
+          'add-field',
+          records > largeTable ? `${name}.${field} added in ${seconds(started)}` : `${name}.${field}`,
+        );
         continue;
       }
       if (!editor.sameType(column.type, definition)) {
@@ -238,7 +244,7 @@ async function migrateCollection(
 
   const indexes = await editor.indexes(connection, name);
   const wanted = indexesOf(collection);
-  const rows = existing ? await count() : 0;
+  const rows = existing ? await count() : 0; // after the changes above: SQLite may have made the table anew
   for (const index of wanted) {
     if (indexes.has(index.name)) continue;
     const keys = index.keys
