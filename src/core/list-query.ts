@@ -18,7 +18,7 @@ export const maxOffset = 10_000;
  * this the answer says `totalExact: false` (counting every match of a large
  * collection reads every match).
  */
-export const countLimit = 10_000;
+export const countLimit = 1_000;
 
 type Operator = Condition['op'];
 
@@ -215,7 +215,7 @@ function deepFreeze<T>(value: T): T {
  * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
  * `q`, `sort` (comma-separated, `-` for descending, at most 3 keys, each
  * once), `limit` (1–100), and `offset` (at most 10,000) or an opaque `cursor`,
- * `total=exact` to count every match (else up to 10,000); the
+ * `total=exact` to count every match (else up to 1,000); the
  * collection's aliases (`yearFrom` → `year[gte]`) first. Every problem is
  * one entry of a 422: an unknown field or operator names itself and what
  * there is instead.

@@ -4,7 +4,7 @@ import { BerthError } from '../core/index.js';
 import type { SqlRow } from './sql/sql-connection.js';
 
 /** Reads that may wait for the reader thread at once; past this a long read is refused (503). */
-export const readerQueueLimit = 64;
+export const readerQueueLimit = 256;
 
 /**
  * The reader thread's program: its own connection to the same database file
@@ -20,6 +20,9 @@ function readerThread(): void {
   const db = new Database(workerData.file as string, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   db.pragma('query_only = 1');
+  // As tune() in sqlite.ts.
+  db.pragma('mmap_size = 1073741824');
+  db.pragma('cache_size = -32768');
   // The same as registerFunctions in sqlite.ts (this runs from its own source text).
   db.function('berth_contains', { deterministic: true }, (text: unknown, needle: unknown) =>
     text !== null && String(text).toLowerCase().includes(String(needle)) ? 1 : 0,

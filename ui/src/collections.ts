@@ -42,7 +42,7 @@ export type StoredRecord = { id: string; createdAt?: string; updatedAt?: string 
 export interface RecordPage {
   items: StoredRecord[];
   total: number;
-  /** false when the server stopped counting (past 10,000 matches): total is a lower bound. */
+  /** false when the server stopped counting (past 1,000 matches): total is a lower bound. */
   totalExact: boolean;
   limit: number;
   offset: number;

@@ -39,7 +39,10 @@ export interface SqlStatement {
  * (`choose`); without conditions they are the same.
  */
 export interface ListStatements {
+  /** The count the answer's total takes: up to the query's `countLimit`. */
   count: SqlStatement;
+  /** A count up to another limit (the choice between `find` and `walk` may need to count further). */
+  countUpTo(limit: number | undefined): SqlStatement;
   find: SqlStatement;
   /**
    * Walks at most `rows` rows along the order's index (after the cursor)
@@ -103,13 +106,20 @@ export function listStatements(
    * the exact checks stay, so every engine answers the same. `unindexed`
    * keeps a condition's own index from driving the query (a walk).
    */
-  const conditions = (next: (value: unknown) => string, unindexed: boolean, useTextIndex: boolean) => {
+  const conditions = (
+    next: (value: unknown) => string,
+    unindexed: boolean,
+    useTextIndex: boolean,
+    include: (condition: Condition) => boolean = () => true,
+    withSearch = true,
+  ) => {
     const condition = (name: string): string =>
       unindexed && dialect.unindexed ? dialect.unindexed(qualified(name)) : qualified(name);
     const parts: string[] = [];
     const terms: string[] = [];
     let plain = 0;
     for (const each of query.where ?? []) {
+      if (!include(each)) continue;
       const { name, kind } = column(each.field);
       if (each.op === 'contains') {
         const text = String(each.value);
@@ -125,6 +135,7 @@ export function listStatements(
         parts.push(`${condition(name)} ${operators[each.op]} ${next(dialect.encode(kind, each.value))}`);
       }
     }
+    if (!withSearch) return { parts, terms, plain };
     if (query.search && searchIn.length) {
       if (useTextIndex && indexable(query.search))
         terms.push(`{${searchIn.join(' ')}} : ${phrase(query.search)}`);
@@ -181,22 +192,31 @@ export function listStatements(
     params: found.params,
   };
   const counting = matching(false);
-  const cap = query.countLimit === undefined ? '' : ` LIMIT ${Math.trunc(query.countLimit) + 1}`;
-  // Text alone, on the text table alone: its matches are counted without reading a row of the table.
-  const count: SqlStatement =
-    counting.terms.length && counting.plain === 0
-      ? {
-          sql: `SELECT count(*) AS "total" FROM (SELECT rowid FROM ${quote(searchTable!)} WHERE ${quote(searchTable!)} MATCH ?${cap}) AS "matching"`,
-          params: [counting.params[0]],
-        }
-      : {
-          sql: `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${counting.from}${counting.where}${cap}) AS "matching"`,
-          params: counting.params,
-        };
+  const counts = new Map<number | undefined, SqlStatement>();
+  /** Counts the matches, stopping one past `cap` (all of them without one). */
+  const countUpTo = (limit: number | undefined): SqlStatement => {
+    let statement = counts.get(limit);
+    if (statement) return statement;
+    const cap = limit === undefined ? '' : ` LIMIT ${Math.trunc(limit) + 1}`;
+    // Text alone, on the text table alone: its matches are counted without reading a row of the table.
+    statement =
+      counting.terms.length && counting.plain === 0
+        ? {
+            sql: `SELECT count(*) AS "total" FROM (SELECT rowid FROM ${quote(searchTable!)} WHERE ${quote(searchTable!)} MATCH ?${cap}) AS "matching"`,
+            params: [counting.params[0]],
+          }
+        : {
+            sql: `SELECT count(*) AS "total" FROM (SELECT 1 FROM ${counting.from}${counting.where}${cap}) AS "matching"`,
+            params: counting.params,
+          };
+    counts.set(limit, statement);
+    return statement;
+  };
   const conditional = Boolean(query.where?.length || query.search);
   const probes = new Map<number, SqlStatement>();
   return {
-    count,
+    count: countUpTo(query.countLimit),
+    countUpTo,
     find,
     walk(rows) {
       if (!conditional) return find;
@@ -204,8 +224,15 @@ export function listStatements(
       if (!probe) {
         // The first `rows` rows of the order (after the cursor), then the conditions on those alone.
         const { params, next } = parameters();
-        const inner = `SELECT ${columnList} FROM ${table}${whereOf(keyset(next))}${orderBy} LIMIT ${rows}`;
-        const { parts } = conditions(next, true, false);
+        // Conditions on the order's first key bound the walk itself (where it starts and stops); the
+        // others are checked on the rows walked.
+        const first = order[0]!.name;
+        const bounds = (each: Condition): boolean => each.field === first && each.op !== 'contains';
+        const inner = `SELECT ${columnList} FROM ${table}${whereOf([
+          ...conditions(next, false, false, bounds, false).parts,
+          ...keyset(next),
+        ])}${orderBy} LIMIT ${rows}`;
+        const { parts } = conditions(next, true, false, (each) => !bounds(each));
         probe = { sql: `SELECT * FROM (${inner}) AS ${table}${whereOf(parts)}${orderBy}${window}`, params };
         probes.set(rows, probe);
       }

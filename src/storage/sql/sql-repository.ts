@@ -130,21 +130,26 @@ export function sqlRepository(
    * of page × rows.
    */
   const chosenList = (query: ListQuery, statements: ListStatements): Eventually<ListResult<Row>> =>
-    thenEventually(connection.one(statements.count.sql, statements.count.params), (counted) =>
-      thenEventually(rowsNow(), (estimate) => {
+    thenEventually(rowsNow(), (estimate) => {
+      const window = query.limit + (query.offset ?? 0);
+      // Counted as far as the choice needs (about √(page × rows)), in steps of powers of two.
+      const threshold = Math.sqrt(window * estimate);
+      const cap =
+        query.countLimit === undefined
+          ? undefined
+          : Math.max(query.countLimit, 2 ** Math.ceil(Math.log2(Math.max(threshold, 1))));
+      const count = statements.countUpTo(cap);
+      return thenEventually(connection.one(count.sql, count.params), (counted) => {
         const matches = Number(counted!.total);
-        const window = query.limit + (query.offset ?? 0);
-        const find = () =>
-          thenEventually(connection.all(statements.find.sql, statements.find.params), (items) =>
-            answer(query, decodeAll(items), counted),
-          );
-        if (matches * matches <= window * estimate) return find();
-        const walk = statements.walk(probeRows((4 * window * estimate) / Math.max(matches, 1)));
+        const found = (items: SqlRow[]) => answer(query, decodeAll(items), counted);
+        const find = () => thenEventually(connection.all(statements.find.sql, statements.find.params), found);
+        if (matches <= threshold) return find();
+        const walk = statements.walk(probeRows((4 * window * estimate) / matches));
         return thenEventually(connection.all(walk.sql, walk.params, 'bounded'), (items) =>
-          items.length >= query.limit ? answer(query, decodeAll(items), counted) : find(),
+          items.length >= query.limit ? found(items) : find(),
         );
-      }),
-    );
+      });
+    });
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map((_, i) => p(i + 1)).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ${p(1)}`;
 
