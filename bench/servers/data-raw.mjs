@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const cap = 10_000;
+const cap = 1_000; // as Berth's countLimit
 const columns = {
   books: '"id", "title", "author", "year", "isbn", "createdAt", "updatedAt"',
   loans: '"id", "book", "reader", "status", "due", "createdAt", "updatedAt"',

@@ -230,7 +230,10 @@ export function openSqliteStorage(file: string): StorageDriver {
   ): Eventually<R> => {
     if (!reader || !sql.startsWith('SELECT ')) return (one ? run.one : run.all)(sql, params) as R;
     const entry = prepared(sql);
-    entry.lane ??= hint === 'bounded' ? 'inline' : laneOf(planOf(db, sql, params), sql, rowsOf);
+    // A read its caller bounded (a walk of a few thousand rows, or a sort of as few) runs here whatever its plan.
+    if (hint === 'bounded')
+      return (one ? entry.statement.get(...params) : entry.statement.all(...params)) as R;
+    entry.lane ??= laneOf(planOf(db, sql, params), sql, rowsOf);
     if (entry.lane === 'reader')
       return (one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>;
     const started = performance.now();

@@ -30,6 +30,9 @@ export function columnsOf(collection: CollectionDefinition): Column[] {
 /** How many rows a walk may read: a power of two (few distinct statements to prepare), 1,024 to 32,768. */
 const probeRows = (wanted: number): number => 2 ** Math.min(15, Math.max(10, Math.ceil(Math.log2(wanted))));
 
+/** How many matching rows a list may sort without being sent to the reader thread (SQLite). */
+const sortedAtOnce = 5_000;
+
 /** A list's answer: its rows and its count, capped at the query's count limit. */
 function answer(query: ListQuery, items: Row[], counted: SqlRow | undefined): ListResult<Row> {
   const total = Number(counted!.total);
@@ -142,8 +145,10 @@ export function sqlRepository(
       return thenEventually(connection.one(count.sql, count.params), (counted) => {
         const matches = Number(counted!.total);
         const found = (items: SqlRow[]) => answer(query, decodeAll(items), counted);
-        const find = () => thenEventually(connection.all(statements.find.sql, statements.find.params), found);
-        if (matches <= threshold) return find();
+        const find = (hint?: 'bounded') =>
+          thenEventually(connection.all(statements.find.sql, statements.find.params, hint), found);
+        // Few matches: sorting them is bounded work, done at once even where the plan says it sorts.
+        if (matches <= threshold) return find(matches <= sortedAtOnce ? 'bounded' : undefined);
         const walk = statements.walk(probeRows((4 * window * estimate) / matches));
         return thenEventually(connection.all(walk.sql, walk.params, 'bounded'), (items) =>
           items.length >= query.limit ? found(items) : find(),
