@@ -204,23 +204,16 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
     }
     if (plan.searching && searchStore && [...plan.search].length >= indexableLength)
       sources.push({ kind: 'text', trigrams: trigramsOf(plan.search) });
-
-    // Few matches through some index: read those, check and sort them.
-    const found = await Promise.all(sources.map((source) => probe(read, source)));
-    const complete = sources.flatMap((source, i) => (found[i] ? [{ source, ids: found[i] }] : []));
-    if (complete.length) {
-      const smallest = complete.reduce((a, b) => (b.ids.length < a.ids.length ? b : a));
-      let records: Array<Record<string, unknown> | undefined>;
-      if (complete.length === 1 && smallest.source.kind === 'range') {
-        const { index, bounds } = smallest.source;
-        records = bounds.empty ? [] : await read((t) => from(index)(t).getAll(rangeOf(bounds)));
-      } else {
-        const ids = common(complete.map((each) => each.ids));
-        records = await Promise.all(ids.map((id) => read((t) => t.objectStore(name).get(id))));
-      }
-      const rows: Row[] = [];
-      for (const record of records) if (record && test(record)) rows.push(rowOf(fields, record));
-      return listRows(collection, rows, query);
+    // Conditions on one index are one range (a from and a to).
+    for (let i = sources.length - 1; i > 0; i--) {
+      const later = sources[i]!;
+      const earlier = sources.findIndex(
+        (each, j) => j < i && each.kind === 'range' && later.kind === 'range' && each.index === later.index,
+      );
+      if (earlier < 0 || later.kind !== 'range') continue;
+      const merged = sources[earlier] as Extract<Source, { kind: 'range' }>;
+      sources[earlier] = { ...merged, bounds: intersect(merged.bounds, later.bounds) };
+      sources.splice(i, 1);
     }
 
     const order = orderOf(query);
@@ -234,10 +227,47 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
               index.fields.length === keys.length && index.fields.every((f, i) => f === keys[i]!.field),
           )
       : undefined;
+    // Every condition is in one range of one index.
+    const alone =
+      !plan.searching &&
+      sources.length === 1 &&
+      sources[0]!.kind === 'range' &&
+      plan.where.every((condition) => sourceOf(condition)?.kind === 'range') &&
+      new Set(plan.where.map((condition) => (sourceOf(condition) as { index?: string }).index)).size === 1;
+
+    // Few matches through some index: read those, check and sort them (or, when the one condition is on the
+    // order's index, read only the page from it).
+    const found = await Promise.all(sources.map((source) => probe(read, source)));
+    const complete = sources.flatMap((source, i) => (found[i] ? [{ source, ids: found[i] }] : []));
+    let known: number | undefined;
+    if (complete.length) {
+      const smallest = complete.reduce((a, b) => (b.ids.length < a.ids.length ? b : a));
+      if (alone && walked && smallest.source.kind === 'range' && smallest.source.index === walked.name)
+        known = smallest.ids.length;
+      else {
+        let records: Array<Record<string, unknown> | undefined>;
+        if (complete.length === 1 && smallest.source.kind === 'range') {
+          const { index, bounds } = smallest.source;
+          records = bounds.empty ? [] : await read((t) => from(index)(t).getAll(rangeOf(bounds)));
+        } else {
+          const ids = common(complete.map((each) => each.ids));
+          records = await Promise.all(ids.map((id) => read((t) => t.objectStore(name).get(id))));
+        }
+        const rows: Row[] = [];
+        for (const record of records) if (record && test(record)) rows.push(rowOf(fields, record));
+        return listRows(collection, rows, query);
+      }
+    }
+
     const exact = sources.find(
       (source): source is Extract<Source, { kind: 'range' }> => source.kind === 'range',
     );
+    const text = sources.find(
+      (source): source is Extract<Source, { kind: 'text' }> => source.kind === 'text',
+    );
+    const cap = query.countLimit ?? Number.POSITIVE_INFINITY;
     const counting = (): Promise<number> => {
+      if (known !== undefined) return Promise.resolve(known);
       if (!plan.filtered) {
         return query.countLimit === undefined
           ? read((t) => t.objectStore(name).count())
@@ -246,20 +276,20 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
             );
       }
       // One condition with its own index, more matches than findLimit: as many as the limit can tell.
-      if (exact && plan.where.length === 1 && !plan.searching) {
+      if (exact && alone) {
         if (query.countLimit !== undefined && query.countLimit < findLimit)
           return Promise.resolve(findLimit + 1);
         return read((t) => from(exact.index)(t).count(rangeOf(exact.bounds) ?? undefined));
       }
-      return countBy(
-        read,
-        exact?.index,
-        exact?.bounds ?? {},
-        test,
-        query.countLimit ?? Number.POSITIVE_INFINITY,
-      );
+      if (text) return countText(read, text.trigrams, test, cap);
+      return countBy(read, exact?.index, exact?.bounds ?? {}, test, cap);
     };
-    if (!walked) return scan(read, query, plan.byOrder, test);
+    if (!walked) {
+      const grouped = indexes.find((index) => index.fields[0] === order[0]!.field);
+      return grouped
+        ? walkGroups(read, query, plan.where, grouped.name, plan.byOrder, test, counting())
+        : scan(read, query, plan.byOrder, test);
+    }
 
     // The order's index, from the cursor on, bounded by conditions on its first key.
     let bounds: Bounds = {};
@@ -296,6 +326,94 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
       batch = Math.min(batch * 4, 4096);
     }
     return { items, ...totalOf(query, await total) };
+  }
+
+  /**
+   * The order's first key has an index, the rest of the order none (or keys of mixed directions): that index
+   * is walked a whole run of equal first keys at a time, until the page is full and its last run read; what
+   * was read is sorted.
+   */
+  async function walkGroups(
+    read: Reader,
+    query: ListQuery,
+    where: readonly Condition[],
+    index: string,
+    byOrder: (a: Row, b: Row) => number,
+    test: (record: Record<string, unknown>) => boolean,
+    total: Promise<number>,
+  ): Promise<ListResult<Row>> {
+    const order = orderOf(query);
+    const first = order[0]!;
+    const direction = first.direction === 'asc' ? 'next' : 'prev';
+    const wanted = (query.offset ?? 0) + query.limit;
+    const keyPath = keyPathOfIndex(index);
+    let bounds: Bounds = {};
+    for (const condition of where) {
+      const each = condition.field === first.field ? fieldBounds(condition) : undefined;
+      if (each) bounds = intersect(bounds, each);
+    }
+    let after: Row | undefined;
+    if (query.after) {
+      after = Object.fromEntries(order.map(({ field }, i) => [field, query.after![i] ?? null])) as Row;
+      // From the run of the cursor's first key on: later keys decide within it.
+      const at = encodeKey(query.after[0]);
+      bounds = intersect(bounds, direction === 'next' ? { lower: [at] } : { upper: [at, afterAll] });
+    }
+    const kept: Row[] = [];
+    let boundary: IDBValidKey | undefined;
+    let batch = Math.max(256, 4 * wanted);
+    reading: while (!bounds.empty) {
+      const records = await readRun(read, from(index), rangeOf(bounds), direction, batch);
+      for (const record of records) {
+        const key = (keyOf(record, keyPath) as IDBValidKey[])[0]!;
+        if (boundary !== undefined && indexedDB.cmp(key, boundary) !== 0) break reading;
+        if (!test(record)) continue;
+        const row = rowOf(fields, record);
+        if (after && byOrder(row, after) <= 0) continue;
+        if (kept.push(row) === wanted) boundary = key;
+      }
+      if (records.length < batch) break;
+      const last = keyOf(records.at(-1)!, keyPath);
+      bounds = intersect(
+        bounds,
+        direction === 'next' ? { lower: last, lowerOpen: true } : { upper: last, upperOpen: true },
+      );
+      batch = Math.min(batch * 4, 4096);
+    }
+    const items = kept.sort(byOrder).slice(query.offset ?? 0, wanted);
+    return { items, ...totalOf(query, await total) };
+  }
+
+  /**
+   * Counts the matches of a list with free text among many candidates: the records holding the three
+   * rarest trigrams of the text, checked one by one until past `cap`.
+   */
+  async function countText(
+    read: Reader,
+    trigrams: readonly string[],
+    test: (record: Record<string, unknown>) => boolean,
+    cap: number,
+  ): Promise<number> {
+    const index = (t: IDBTransaction) => t.objectStore(searchStore!).index('t');
+    const counts = await Promise.all(
+      trigrams.map((trigram) => read((t) => index(t).count(IDBKeyRange.only(trigram)))),
+    );
+    const rarest = trigrams
+      .map((trigram, i) => ({ trigram, count: counts[i]! }))
+      .sort((a, b) => a.count - b.count)
+      .slice(0, 3);
+    const lists = await Promise.all(
+      rarest.map(({ trigram }) => read((t) => index(t).getAllKeys(IDBKeyRange.only(trigram)))),
+    );
+    const ids = common(lists);
+    let count = 0;
+    for (let i = 0; i < ids.length && count <= cap; i += 500) {
+      const records = await Promise.all(
+        ids.slice(i, i + 500).map((id) => read((t) => t.objectStore(name).get(id))),
+      );
+      for (const record of records) if (record && test(record as Record<string, unknown>)) count++;
+    }
+    return count;
   }
 
   /** No index serves the order: every record is read once, in batches, keeping the page's worth of the first in order. */
