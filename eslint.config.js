@@ -66,6 +66,7 @@ export default tseslint.config(
       'src/browser/**',
       'playground/**',
       'bench/browser.mjs',
+      'bench/data-indexeddb*.mjs',
       'scripts/screenshot*.mjs',
     ],
     languageOptions: { globals: { ...globals.browser } },

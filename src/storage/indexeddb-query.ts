@@ -18,7 +18,7 @@ const compare = (a: unknown, b: unknown): number => {
 };
 
 /** One condition, as the SQL drivers evaluate it: comparing with NULL is never true. */
-function matches(row: Row, condition: Condition): boolean {
+export function matches(row: Record<string, unknown>, condition: Condition): boolean {
   const value = row[condition.field] ?? null;
   const wanted = condition.value;
   if (condition.op === 'contains') {
@@ -54,7 +54,7 @@ export type RowsInOrder = Map<string, readonly Row[]>;
 const keptOrders = 8;
 
 /** What a list query asks of the rows, worked out once per query: its fields checked, its order and conditions. */
-interface ListPlan {
+export interface ListPlan {
   where: readonly Condition[];
   order: ReadonlyArray<{ field: string; direction: 'asc' | 'desc' }>;
   orderKey: string;
@@ -68,7 +68,7 @@ interface ListPlan {
 /** Each collection's planner, which plans a query the list-query cache keeps only once. */
 const planners = new WeakMap<CollectionDefinition, (query: ListQuery) => ListPlan>();
 
-function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
+export function planOf(collection: CollectionDefinition, query: ListQuery): ListPlan {
   let planner = planners.get(collection);
   if (!planner) {
     // The columns a query may filter or sort on: the fields plus id and timestamps.
@@ -110,6 +110,21 @@ function plan(collection: CollectionDefinition, columns: ReadonlySet<string>, qu
   };
 }
 
+/** Whether a record meets a plan's conditions and free text, exactly as the SQL drivers decide. */
+export function testOf(
+  plan: Pick<ListPlan, 'where' | 'searchable' | 'search' | 'searching'>,
+): (row: Record<string, unknown>) => boolean {
+  const { where, searchable, search, searching } = plan;
+  return (row) =>
+    where.every((condition) => matches(row, condition)) &&
+    (!searching ||
+      searchable.some((field) =>
+        String(row[field] ?? '')
+          .toLowerCase()
+          .includes(search),
+      ));
+}
+
 /**
  * Answers a list query over rows held in memory with the semantics of the
  * SQL driver (`sql/sql-repository.ts`): the same field checks, conditions
@@ -136,21 +151,10 @@ export function listRows(
     if (inOrder.size >= keptOrders) inOrder.clear();
     inOrder.set(orderKey, (sorted = [...rows].sort(byOrder)));
   }
+  const test = testOf({ where, searchable, search, searching });
   const filter = (from: Iterable<Row>): Row[] => {
     const kept: Row[] = [];
-    for (const row of from) {
-      if (!where.every((condition) => matches(row, condition))) continue;
-      if (
-        searching &&
-        !searchable.some((field) =>
-          String(row[field] ?? '')
-            .toLowerCase()
-            .includes(search),
-        )
-      )
-        continue;
-      kept.push(row);
-    }
+    for (const row of from) if (test(row)) kept.push(row);
     return kept;
   };
   // Filtering keeps the order of rows already sorted; without conditions they are the answer as they are.

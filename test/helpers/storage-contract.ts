@@ -296,6 +296,60 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('q and contains are case-insensitive substrings of the searchable fields: long and short terms, no match', async () => {
+    const { storage, repo } = await ready();
+    for (const name of ['Mississippi', 'MISSOURI', 'Misty', 'amiss']) await repo.create({ name });
+    const names = async (query: { search?: string; where?: Parameters<typeof repo.list>[0]['where'] }) =>
+      (await repo.list({ ...query, orderBy: [{ field: 'name', direction: 'asc' }], limit: 10 })).items
+        .map((g) => g.name)
+        .sort();
+    expect(await names({ search: 'ssi' })).toEqual(['Mississippi']);
+    expect(await names({ search: 'MIS' })).toEqual(['MISSOURI', 'Mississippi', 'Misty', 'amiss']);
+    expect(await names({ search: 'is' })).toEqual(['MISSOURI', 'Mississippi', 'Misty', 'amiss']); // shorter than 3
+    expect(await names({ search: 'y' })).toEqual(['Misty']);
+    expect(await names({ search: 'missip' })).toEqual([]); // every trigram is there, the text is not
+    expect(await names({ search: 'zqxj' })).toEqual([]);
+    expect(await names({ where: [{ field: 'name', op: 'contains', value: 'SSIP' }] })).toEqual([
+      'Mississippi',
+    ]);
+    expect(await names({ where: [{ field: 'name', op: 'contains', value: 'ss' }] })).toEqual([
+      'MISSOURI',
+      'Mississippi',
+      'amiss',
+    ]);
+    const counted = await repo.list({ search: 'mis', limit: 1, countLimit: 2 });
+    expect(counted).toMatchObject({ total: 2, totalCapped: true });
+    await storage.close();
+  });
+
+  it('a page far down by cursor (`after`) is the page an offset finds there, with and without a filter', async () => {
+    const { storage, repo } = await ready();
+    await storage.transaction(async (tx) => {
+      for (let i = 0; i < 300; i++)
+        await tx.repository(gadgets).create({ name: `D${String(i % 97).padStart(2, '0')}`, size: i % 5 });
+    });
+    for (const query of [
+      { orderBy: [{ field: 'name', direction: 'desc' as const }] },
+      { orderBy: [{ field: 'createdAt', direction: 'asc' as const }] },
+      {
+        orderBy: [{ field: 'size', direction: 'asc' as const }],
+        where: [{ field: 'size', op: 'gte' as const, value: 1 }],
+      },
+    ]) {
+      const all = (await repo.list({ ...query, limit: 400 })).items;
+      const keys = [...query.orderBy.map(({ field }) => field), 'id'];
+      const at = all[199]!;
+      const page = await repo.list({
+        ...query,
+        limit: 20,
+        after: keys.map((key) => at[key as keyof typeof at]),
+      });
+      expect(page.items.map((g) => g.id)).toEqual(all.slice(200, 220).map((g) => g.id));
+      expect(page.total).toBe(all.length);
+    }
+    await storage.close();
+  });
+
   it('a duplicate unique value is a 409 conflict, not a crash', async () => {
     const { storage, repo } = await ready();
     await repo.create({ name: 'One', serial: 'X-1' });

@@ -1,0 +1,212 @@
+import type { Dexie } from 'dexie';
+import type { CollectionDefinition, DriverRepository, Row } from '../core/index.js';
+import { isThenable, type Eventually } from '../core/eventually.js';
+import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
+import { listRows, type RowsInOrder } from './indexeddb-query.js';
+import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
+
+/** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
+export interface Store {
+  collection: CollectionDefinition;
+  /** The copy when this collection is read from one (at once once loaded); undefined when it is read through indexes. */
+  copy(): Eventually<Map<string, Row> | undefined>;
+  /** Reads through IndexedDB's indexes. */
+  indexed: IndexReads;
+  /** The copy's rows in the orders lists asked for; a new, empty one whenever the copy changes. */
+  inOrder(): RowsInOrder;
+  /** While the copy is loaded, an object that is another one after every change; undefined otherwise. */
+  version(): object | undefined;
+  /** Writes a record (and its text index entry) or deletes one, in one IndexedDB transaction. */
+  write(change: { add?: Row; put?: Row; removed?: string }): Promise<void>;
+}
+
+/**
+ * A collection of up to `copyUpTo` records is read from an in-memory copy,
+ * loaded on first use (IndexedDB is counted first) and kept current by this
+ * context's writes; a larger one is read through IndexedDB's indexes, and
+ * one that grows past `copyUpTo` drops its copy. Other contexts on the same
+ * database (the page, its Service Worker, other tabs) are told over a
+ * BroadcastChannel that a write happened: they drop their copy and decide
+ * again. Callers get copies, never the cached records themselves.
+ */
+export function createStore(
+  database: () => Dexie,
+  collection: CollectionDefinition,
+  channelName: string,
+  copyUpTo: number,
+): Store {
+  const name = collection.name;
+  const fields = Object.keys(collection.fields);
+  const keyed = keyedFieldsOf(collection);
+  const searchable = collection.searchable;
+  let mode: 'undecided' | 'copy' | 'indexed' = copyUpTo <= 0 ? 'indexed' : 'undecided';
+  let cache: Map<string, Row> | undefined;
+  let loading: Promise<Map<string, Row> | undefined> | undefined;
+  let inOrder: RowsInOrder = new Map();
+  /** Another object with every change of the copy: what `readsVersion` answers. */
+  let version: object = {};
+  /** Another number whenever the copy is dropped: a load that started before does not keep what it read. */
+  let generation = 0;
+  const drop = (): void => {
+    mode = copyUpTo <= 0 ? 'indexed' : 'undecided';
+    cache = undefined;
+    loading = undefined;
+    generation++;
+    inOrder = new Map();
+    version = {};
+  };
+  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
+  channel?.addEventListener('message', drop);
+  const load = async (): Promise<Map<string, Row> | undefined> => {
+    const started = generation;
+    const table = database().table(name);
+    if (copyUpTo !== Infinity && (await table.count()) > copyUpTo) {
+      if (started === generation) mode = 'indexed';
+      return undefined;
+    }
+    const rows = new Map(
+      ((await table.toArray()) as Array<Record<string, unknown>>).map((record) => [
+        record.id as string,
+        rowOf(fields, record),
+      ]),
+    );
+    if (started === generation) [mode, cache] = ['copy', rows];
+    return rows;
+  };
+  return {
+    collection,
+    indexed: indexReads(() => database().backendDB(), collection),
+    copy() {
+      if (mode === 'indexed') return undefined;
+      if (cache) return cache;
+      return (loading ??= load().catch((error: unknown) => {
+        loading = undefined;
+        throw error;
+      }));
+    },
+    inOrder: () => inOrder,
+    version: () => (cache ? version : undefined),
+    async write({ add, put, removed }) {
+      const db = database();
+      const table = db.table(name);
+      const search = searchable.length ? db.table(searchStoreOf(name)) : undefined;
+      const row = add ?? put;
+      await db.transaction('rw', search ? [table, search] : [table], async () => {
+        if (row) {
+          await (add ? table.add(storedOf(keyed, row)) : table.put(storedOf(keyed, row)));
+          await search?.put(searchEntryOf(searchable, row));
+        }
+        if (removed !== undefined) {
+          await table.delete(removed);
+          await search?.delete(removed);
+        }
+      });
+      if (cache) {
+        if (row) cache.set(row.id, row);
+        if (removed !== undefined) cache.delete(removed);
+        if (cache.size > copyUpTo) [mode, cache] = ['indexed', undefined];
+      }
+      inOrder = new Map();
+      version = {};
+      channel?.postMessage('changed');
+    },
+  };
+}
+
+/** Reads and writes on one store; `undo` (inside a transaction) collects how to take each write back. */
+export function repositoryOver(
+  store: Store,
+  lock: <R>(work: () => Promise<R>) => Promise<R>,
+  undo: Array<() => Promise<unknown>> | undefined,
+  failed: (error: unknown) => never,
+): DriverRepository {
+  const { collection } = store;
+  const fields = Object.keys(collection.fields);
+  const guard = async <R>(work: () => Promise<R>): Promise<R> => {
+    try {
+      return await work();
+    } catch (error) {
+      return failed(error);
+    }
+  };
+  /** A read of the copy (at once when it is loaded), or through the indexes. */
+  const read = <R>(
+    fromCopy: (rows: Map<string, Row>) => R,
+    fromIndexes: (indexed: IndexReads) => Promise<R>,
+  ): Eventually<R> => {
+    try {
+      const copy = store.copy();
+      if (isThenable(copy))
+        return copy.then((rows) => (rows ? fromCopy(rows) : fromIndexes(store.indexed))).catch(failed);
+      return copy ? fromCopy(copy) : fromIndexes(store.indexed).catch(failed);
+    } catch (error) {
+      return failed(error);
+    }
+  };
+  const current = async (id: string): Promise<Row | undefined> => {
+    const copy = await store.copy();
+    return copy ? copy.get(id) : store.indexed.get(id);
+  };
+  const put = (row: Row): Promise<void> => store.write({ put: row });
+  const remove = (id: string): Promise<void> => store.write({ removed: id });
+  return {
+    list: (query) =>
+      read(
+        (rows) => {
+          const found = listRows(collection, rows.values(), query, store.inOrder());
+          return { ...found, items: found.items.map((row) => ({ ...row })) };
+        },
+        (indexed) => indexed.list(query),
+      ),
+    get: (id) =>
+      read(
+        (rows) => {
+          const row = rows.get(id);
+          return row && { ...row };
+        },
+        (indexed) => indexed.get(id),
+      ),
+    readsVersion: () => store.version(),
+    count: (field, value) =>
+      guard(async () => {
+        const copy = await store.copy();
+        if (!copy) return store.indexed.count(field, value);
+        let count = 0;
+        for (const row of copy.values()) if (row[field] === value) count++;
+        return count;
+      }),
+    insert: (given) =>
+      guard(() =>
+        lock(async () => {
+          const row = { id: given.id } as Row; // keys in the SQL drivers' column order
+          for (const field of fields) row[field] = given[field] ?? null;
+          Object.assign(row, { createdAt: given.createdAt, updatedAt: given.updatedAt });
+          await store.write({ add: row });
+          undo?.push(() => remove(row.id));
+          return { ...row };
+        }),
+      ),
+    update: (id, patch) =>
+      guard(() =>
+        lock(async () => {
+          const existing = await current(id);
+          if (!existing) return undefined;
+          const row: Row = { ...existing };
+          for (const field of [...fields, 'updatedAt']) if (field in patch) row[field] = patch[field] ?? null;
+          await put(row);
+          undo?.push(() => put(existing));
+          return { ...row };
+        }),
+      ),
+    delete: (id) =>
+      guard(() =>
+        lock(async () => {
+          const existing = await current(id);
+          if (!existing) return false;
+          await remove(id);
+          undo?.push(() => put(existing));
+          return true;
+        }),
+      ),
+  };
+}
