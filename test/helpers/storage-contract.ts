@@ -397,8 +397,12 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     expect(await reads.get('no-such-id')).toBeUndefined();
     const query = { limit: 10, orderBy: [{ field: 'name', direction: 'asc' as const }] };
     expect(await reads.list(query)).toEqual(await repo.list(query));
-    expect(repo.get(made.id)).toBeInstanceOf(Promise);
-    expect(repo.list(query)).toBeInstanceOf(Promise);
+    const [got, listed] = [repo.get(made.id), repo.list(query)];
+    expect(got).toBeInstanceOf(Promise);
+    expect(listed).toBeInstanceOf(Promise);
+    // Answered before the storage closes (a pool closed under them would leave them waiting for a connection).
+    expect(await got).toEqual(made);
+    expect((await listed).total).toBe(2);
     await storage.close();
   });
 
