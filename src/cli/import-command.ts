@@ -40,6 +40,8 @@ every 1,000 records while a server may serve.`;
 const batchRecords = 1000;
 /** A guess at the bytes of a record in a file, to tell a large load from a small one. */
 const bytesPerRecord = 200;
+/** Records from which an import is large: its slow steps are told, and indexes may be made again at the end. */
+const largeImport = 10_000;
 
 interface ImportFlags {
   format?: string;
@@ -97,6 +99,8 @@ async function load(
     flags: ImportFlags;
     oneTransaction: boolean;
     rebuildIndexes: boolean;
+    /** A file of many records: the slow steps at the end are told. */
+    large: boolean;
     progress: ReturnType<typeof importProgress>;
     refused: ReturnType<typeof refusals>;
   },
@@ -135,7 +139,7 @@ async function load(
         {
           hooks: flags.hooks === true,
           rebuildIndexes: options.rebuildIndexes,
-          onStep: (detail) => progress.say(detail),
+          ...(options.large ? { onStep: (detail: string) => progress.say(detail) } : {}),
         },
       );
     } catch (error) {
@@ -192,7 +196,7 @@ export function addImportCommand(program: Command, app: App): void {
         const rebuildIndexes =
           sqlite &&
           !flags.hooks &&
-          expected >= 10_000 &&
+          expected >= largeImport &&
           (await storage.repository(collection).list({ limit: 1, countLimit: expected })).totalCapped !==
             true;
         const stream: Readable = source
@@ -203,6 +207,7 @@ export function addImportCommand(program: Command, app: App): void {
           flags,
           oneTransaction: flags.allOrNothing === true || (sqlite && !flags.hooks),
           rebuildIndexes,
+          large: expected >= largeImport,
           progress,
           refused,
         });
