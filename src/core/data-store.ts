@@ -192,7 +192,8 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       }
     };
 
-    const insert = (tx: Scope, input: unknown): Promise<AnyRecord> =>
+    // Async: a refusal is a rejected promise, never a throw at the call.
+    const insert = async (tx: Scope, input: unknown): Promise<AnyRecord> =>
       store(tx, { values: createValues(collection, input) }, true);
 
     /** Stores values a create validated (with an import's id and timestamps), with or without the hooks and event. */
