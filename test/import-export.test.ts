@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CsvParser } from '../src/cli/csv.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, bookshopBin, repoRoot, startBinary, tempDir } from './helpers/processes.js';
 
@@ -355,6 +356,41 @@ describe('berth import and export (SQLite)', () => {
     expect(cli(bookshopBin, cwd, ['import', 'readers', authors]).stderr).toContain(
       'bookshop has no collection "readers": its collections are books, authors',
     );
+  });
+});
+
+describe('the CSV reader', () => {
+  const text = 'a,b,c\r\n"x, ""y""",,""\n"two\r\nlines",2,3\n\n"bad"x,1,2\nlast,"",\u00e9\u{1F600}';
+  const read = (pieces: string[]) => {
+    const parser = new CsvParser();
+    return [...pieces.flatMap((piece) => parser.push(piece)), ...parser.end()];
+  };
+  const cell = (text: string, quoted = false) => ({ text, quoted });
+
+  it('reads the same records whatever pieces the text comes in', () => {
+    const whole = read([text]);
+    expect(whole).toEqual([
+      { line: 1, cells: [cell('a'), cell('b'), cell('c')] },
+      { line: 2, cells: [cell('x, "y"', true), cell(''), cell('', true)] },
+      { line: 3, cells: [cell('two\r\nlines', true), cell('2'), cell('3')] },
+      {
+        line: 6,
+        cells: [cell('bad', true), cell('1'), cell('2')],
+        error: 'a quoted cell must end at a comma or the end of the line',
+      },
+      { line: 7, cells: [cell('last'), cell('', true), cell('\u00e9\u{1F600}')] },
+    ]);
+    for (let cut = 1; cut < text.length; cut++) {
+      expect(read([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual(whole);
+    }
+    expect(read([...text])).toEqual(whole);
+  });
+
+  it('says when a quote is never closed', () => {
+    expect(read(['a\n"open,1\n2'])).toEqual([
+      { line: 1, cells: [cell('a')] },
+      { line: 2, cells: [cell('open,1\n2', true)], error: 'a quote opened on this line is never closed' },
+    ]);
   });
 });
 
