@@ -119,8 +119,8 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
             ? await engine.editor.pauseIndexes?.(connection, collection, options.onStep)
             : undefined;
           const result = await work(scopeOver(engine, connection));
-          await remade?.();
           await caughtUp?.();
+          await remade?.();
           return result;
         }),
       ),
