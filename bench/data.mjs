@@ -50,7 +50,7 @@ const words = Array.from({ length: 4000 }, (_, i) =>
 /** Common in titles (about one in twenty), a name in one author in a hundred. */
 export const dataWords = { common: 'history', author: 'martin', none: 'zqxjvw' };
 
-function* books(count) {
+export function* books(count) {
   const next = random(42);
   const word = () => (next() < 0.012 ? 'history' : words[Math.floor(next() * words.length)]);
   const now = new Date(Date.UTC(2026, 0, 1)).toISOString();

@@ -5,6 +5,7 @@ import { benchBrowser } from './browser.mjs';
 import { benchChat } from './chat.mjs';
 import { benchData } from './data.mjs';
 import { benchExtensions } from './extensions.mjs';
+import { benchImport } from './import.mjs';
 import { benchScaling } from './scaling.mjs';
 
 const sections = {
@@ -14,6 +15,7 @@ const sections = {
   scaling: benchScaling,
   browser: benchBrowser,
   data: benchData,
+  import: benchImport,
 };
 const chosen = process.argv.slice(2);
 for (const [name, run] of Object.entries(sections)) {

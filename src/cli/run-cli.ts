@@ -7,6 +7,8 @@ import { ServiceError } from '../service/service-error.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
 import { addBackupCommand, addRestoreCommand } from './backup-commands.js';
+import { addExportCommand } from './export-command.js';
+import { addImportCommand } from './import-command.js';
 import { addServiceCommand } from './service-command.js';
 import { addStartCommand } from './start-command.js';
 import { addTokenCommand } from './token-command.js';
@@ -56,6 +58,8 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
   addTokenCommand(program, app);
   addBackupCommand(program, app);
   addRestoreCommand(program, app);
+  addImportCommand(program, app);
+  addExportCommand(program, app);
   options.extend?.(program);
   const override = (command: Command): void => {
     command.exitOverride();

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import type { CollectionDefinition, Fields, RecordOf } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
+import { createValues, validated, type ImportedRecord } from './create-values.js';
 import type { ChangeEvent, EventBus } from './events.js';
 import type { Caller } from './caller.js';
 import type { CollectionHooks, WriteContext } from './hooks.js';
@@ -16,6 +16,8 @@ import type {
   Row,
   Storage,
   StorageDriver,
+  LoadOptions,
+  LoadRecord,
   Transaction,
 } from './storage.js';
 
@@ -38,6 +40,10 @@ interface Reads {
 
 const readsKey = Symbol('reads at once');
 
+/** A repository's way to store a record an import validated (`Storage.load`). */
+type Store = (given: ImportedRecord, withHooks: boolean) => Promise<unknown>;
+const storeKey = Symbol('stores a validated record');
+
 /**
  * A repository's reads without a promise when the driver answers at once
  * (SQLite, IndexedDB's loaded copy): what Berth's own routes read with. A
@@ -51,20 +57,6 @@ export const readsOf = (repository: Repository): Reads =>
 
 /** A record of a collection with this many fields, as the data layer handles it. */
 type AnyRecord = RecordOf<Fields>;
-
-function validated<T>(schema: z.ZodType<T>, value: unknown, collection: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(record)',
-    message: issue.message,
-  }));
-  throw new BerthError(
-    'BERTH_VALIDATION_FAILED',
-    `${errors.length} field${errors.length === 1 ? '' : 's'} of the ${collection} record failed validation`,
-    { errors },
-  );
-}
 
 /** Who references whom: for each collection, the fields of other collections that point into it. */
 function referencesInto(collections: readonly CollectionDefinition[]) {
@@ -176,9 +168,6 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     // A write alone in its statement needs no transaction of its own.
     const simpleWrites = hooks.length === 0 && references.length === 0;
     const simpleDeletes = hooks.length === 0 && referencing.length === 0;
-    const defaults = Object.entries(fields).map(
-      ([field, definition]) => [field, definition.default ?? null] as const,
-    );
 
     const checkReferences = async (tx: Scope, values: Record<string, unknown>): Promise<void> => {
       const errors: FieldError[] = [];
@@ -203,20 +192,30 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       }
     };
 
-    const insert = async (tx: Scope, input: unknown): Promise<AnyRecord> => {
-      const values = validated(collection.schemas.write, input, name) as Record<string, unknown>;
-      for (const [field, fallback] of defaults) if (values[field] === undefined) values[field] = fallback;
-      for (const hook of hooks) {
+    // Async: a refusal is a rejected promise, never a throw at the call.
+    const insert = async (tx: Scope, input: unknown): Promise<AnyRecord> =>
+      store(tx, { values: createValues(collection, input) }, true);
+
+    /** Stores values a create validated (with an import's id and timestamps), with or without the hooks and event. */
+    const store = async (tx: Scope, given: ImportedRecord, withHooks: boolean): Promise<AnyRecord> => {
+      const { values } = given;
+      const writeHooks = withHooks ? hooks : [];
+      for (const hook of writeHooks) {
         const changed = await hook.beforeCreate?.(values as never, context(tx));
         if (changed) Object.assign(values, changed);
       }
-      if (hooks.some((hook) => hook.beforeCreate)) validated(collection.schemas.write, values, name);
+      if (writeHooks.some((hook) => hook.beforeCreate)) validated(collection.schemas.write, values, name);
       await checkReferences(tx, values);
-      const now = new Date().toISOString();
-      const row = { id: newRecordId(), ...values, createdAt: now, updatedAt: now } as Row;
+      const now = given.createdAt === undefined ? new Date().toISOString() : undefined;
+      const row = {
+        id: given.id ?? newRecordId(),
+        ...values,
+        createdAt: given.createdAt ?? now,
+        updatedAt: given.updatedAt ?? now,
+      } as Row;
       const record = (await tx.driverRepository(collection).insert(row)) as AnyRecord;
-      for (const hook of hooks) await hook.afterCreate?.(record, context(tx));
-      tx.emit({ topic: name, action: 'created', record: collection.present(record) });
+      for (const hook of writeHooks) await hook.afterCreate?.(record, context(tx));
+      if (withHooks) tx.emit({ topic: name, action: 'created', record: collection.present(record) });
       return record;
     };
 
@@ -286,10 +285,11 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
         return typeof version === 'object' && version !== null ? version : undefined;
       };
     }
-    const repository: Repository & { [readsKey]: Reads } = {
+    const repository: Repository & { [readsKey]: Reads; [storeKey]: Store } = {
       list: (query: ListQuery) => promised(() => reads.list(query)) as Promise<ListResult<AnyRecord>>,
       get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,
       [readsKey]: reads,
+      [storeKey]: (given, withHooks) => store(scope, given, withHooks),
       create: (values) =>
         simpleWrites ? insert(scope, values) : transactional(scope, (tx) => insert(tx, values)),
       update: (id, patch) =>
@@ -299,6 +299,38 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     return repository;
   }
 
+  /** `Storage.load`: one transaction (the driver's bulk path), each record alone in an attempt. */
+  async function load<R>(
+    collection: CollectionDefinition,
+    work: (add: LoadRecord) => Promise<R>,
+    options: LoadOptions,
+    bound: Bound,
+  ): Promise<R> {
+    const withHooks = options.hooks === true;
+    const pending: ChangeEvent[] = [];
+    const { hooks: _, ...bulk } = options;
+    const run = (driverScope: DriverScope): Promise<R> => {
+      const tx = new Scope(driverScope, pending, bound);
+      const store = (tx.repository(collection) as unknown as { [storeKey]: Store })[storeKey];
+      const attempt = <T>(write: () => Promise<T>): Promise<T> =>
+        driverScope.attempt ? driverScope.attempt(write) : write();
+      return work(async (record) => {
+        const before = pending.length;
+        try {
+          await attempt(() => store(record, withHooks));
+        } catch (error) {
+          pending.length = before; // what the hooks wrote for it is undone: so are their events
+          throw error;
+        }
+      });
+    };
+    const result = driver.bulkInsert
+      ? await driver.bulkInsert(collection, run, bulk)
+      : await driver.transaction(run);
+    for (const event of pending) events?.publish(event);
+    return result;
+  }
+
   const storageWith = (bound: Bound): Storage => {
     const outside = new Scope(driver, undefined, bound);
     return {
@@ -306,12 +338,14 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       location: driver.location,
       repository: (collection) => outside.repository(collection),
       transaction: (work) => runTransaction((tx) => work(tx), bound),
+      load: (collection, work, options) => load(collection, work, options ?? {}, bound),
       withSettings: (settings) => storageWith({ ...bound, settings }),
       as: (caller) => storageWith({ ...bound, caller }),
-      async migrate(collections, onStep) {
+      async migrate(collections, onStep, migrateOptions) {
         const { created } = await driver.migrate(collections, onStep);
         // Seeds go through the data layer: validated, with defaults, ids and timestamps.
         for (const name of created) {
+          if (migrateOptions?.unseeded?.includes(name)) continue;
           const collection = byName.get(name) ?? collections.find((each) => each.name === name)!;
           const seed = collection.seed?.() ?? [];
           if (seed.length === 0) continue;

@@ -137,7 +137,7 @@ const dateSchema = z
   }, 'no such date');
 
 /** An ISO 8601 date and time with a zone; kept in UTC (`…Z`), so text order is time order. */
-const datetimeSchema = z
+export const datetimeSchema = z
   .string()
   .regex(
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/,

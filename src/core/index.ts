@@ -142,7 +142,11 @@ export type {
   StorageStats,
   Transaction,
   BackupProgress,
+  BulkOptions,
+  LoadOptions,
+  LoadRecord,
 } from './storage.js';
+export { createValues, importedRecord, type ImportedRecord } from './create-values.js';
 export {
   collectionHooks,
   type CollectionHooks,

@@ -1,5 +1,6 @@
 import type { Caller } from './caller.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
+import type { ImportedRecord } from './create-values.js';
 import type { Eventually } from './eventually.js';
 import type { ResolvedSettings } from './module-settings.js';
 
@@ -92,6 +93,25 @@ export interface DriverRepository {
 /** Reads and writes inside one transaction of a driver. */
 export interface DriverScope {
   repository(collection: CollectionDefinition): DriverRepository;
+  /**
+   * Optional, inside a transaction: runs `work` so that when it throws,
+   * what it wrote is undone and the transaction goes on (an SQL savepoint;
+   * PostgreSQL ends a transaction at its first failed statement otherwise).
+   */
+  attempt?<R>(work: () => Promise<R>): Promise<R>;
+}
+
+/** How a driver's bulk path loads (`bulkInsert`). */
+export interface BulkOptions {
+  /**
+   * Many records compared with those already there: indexes that need not
+   * refuse anything (not unique) are dropped first and made again at the
+   * end, from all the rows at once (SQLite), which costs a pass over the
+   * whole table, so only for a load of about as many records as it holds.
+   */
+  rebuildIndexes?: boolean;
+  /** Told of each slow step at the end (an index made again, the text index caught up), with its time. */
+  onStep?: (detail: string) => void;
 }
 
 /** Progress of a migration, for the start-up log. */
@@ -149,7 +169,11 @@ export interface StorageDriver extends DriverScope {
    * what can be brought up to date at the end (SQLite's text index) is,
    * once for the records `work` inserted, instead of record by record.
    */
-  bulkInsert?<R>(collection: CollectionDefinition, work: (scope: DriverScope) => Promise<R>): Promise<R>;
+  bulkInsert?<R>(
+    collection: CollectionDefinition,
+    work: (scope: DriverScope) => Promise<R>,
+    options?: BulkOptions,
+  ): Promise<R>;
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
@@ -178,6 +202,19 @@ export interface Transaction {
   repository<F extends Fields>(collection: CollectionDefinition<F>): Repository<F>;
 }
 
+/** How `Storage.load` writes: `berth import`'s flags. */
+export interface LoadOptions extends BulkOptions {
+  /**
+   * Run the collection's write hooks (beforeCreate, afterCreate) and emit a
+   * `created` event per record after the commit, as a create does. Off by
+   * default: a load writes the records and nothing else.
+   */
+  hooks?: boolean;
+}
+
+/** Adds one record to a load; rejects with the `BerthError` that refused it, the load going on. */
+export type LoadRecord = (record: ImportedRecord) => Promise<void>;
+
 /**
  * The storage modules use (`services.storage`): every write, whatever made
  * it (a resource route, the batch entry, a hook, a module's own code), is
@@ -189,9 +226,24 @@ export interface Storage extends Transaction {
   readonly location: string;
   /** Runs `work` in one transaction; its change events are emitted after it commits. */
   transaction<R>(work: (tx: Transaction) => Promise<R>): Promise<R>;
+  /**
+   * Loads records into one collection in one transaction, through the
+   * driver's bulk path where it has one (`berth import`): `work` adds them
+   * one at a time. Each was validated as a create validates it
+   * (`importedRecord`); its references are checked and it keeps a given id
+   * and timestamps. A record refused (a unique value taken, a missing
+   * reference, a hook's refusal) is undone alone and the load goes on.
+   */
+  load<R>(
+    collection: CollectionDefinition,
+    work: (add: LoadRecord) => Promise<R>,
+    options?: LoadOptions,
+  ): Promise<R>;
+  /** Creates and upgrades collections; a new one gets its seed records, but for those named `unseeded`. */
   migrate(
     collections: readonly CollectionDefinition[],
     onStep?: (step: MigrationStep) => void,
+    options?: { unseeded?: readonly string[] },
   ): Promise<void>;
   /** The same storage, its write hooks seeing these settings (a runtime binds each app instance's). */
   withSettings(settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage;

@@ -60,8 +60,11 @@ export const postgresDialect: SqlDialect = {
     `${column} ILIKE ${next(`%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} ESCAPE '\\'`,
   classify(error) {
     const { code, constraint, message } = error as { code?: string; constraint?: string; message?: string };
-    if (code === '23505')
+    if (code === '23505') {
+      // A table's primary key is its id (a record imported with an id that is taken).
+      if (constraint?.endsWith('_pkey')) return { conflict: 'id' };
       return { conflict: /_(\w+?)_unique$/.exec(constraint ?? '')?.[1] ?? 'value in a unique field' };
+    }
     if (code === '40001' || code === '40P01') return { unavailable: true, retryAfter: '1' };
     // Text or JSON holding U+0000, which PostgreSQL cannot store or compare (validation refuses it first).
     if (code === '22021' || code === '22P05')

@@ -1,5 +1,6 @@
 import type { CollectionDefinition } from '../core/index.js';
 import { quote } from './sql/dialect.js';
+import { seconds } from './sqlite-bulk.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 
 /** The FTS5 table that holds a collection's searchable text, as trigrams. */
@@ -93,6 +94,7 @@ export async function ensureSearchTable(
 export async function pauseSearch(
   connection: SqlConnection,
   collection: CollectionDefinition,
+  onStep?: (detail: string) => void,
 ): Promise<(() => Promise<void>) | undefined> {
   const columns = collection.searchable;
   if (!columns.length) return undefined;
@@ -104,10 +106,12 @@ export async function pauseSearch(
   await connection.run(`DROP TRIGGER IF EXISTS ${insertTrigger}`, []);
   return async () => {
     const names = columns.map(quote).join(', ');
-    await connection.run(
+    const started = Date.now();
+    const indexed = await connection.run(
       `INSERT INTO ${quote(name)}(rowid, ${names}) SELECT rowid, ${names} FROM ${quote(collection.name)} WHERE rowid > ?`,
       [since],
     );
     await connection.run(searchSchema(collection.name, columns).triggers[0]!, []);
+    onStep?.(`${name}: ${indexed} records indexed for search in ${seconds(started)} s`);
   };
 }

@@ -5,6 +5,7 @@ import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js'
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { SqliteReader } from './sqlite-reader.js';
+import { pauseIndexes } from './sqlite-bulk.js';
 import { ensureSearchTable, pauseSearch, searchTableOf } from './sqlite-search.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
@@ -304,6 +305,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     rebuildsTables: true,
     search: ensureSearchTable,
     pauseSearch,
+    pauseIndexes,
     sameType: (existing, field) =>
       existing === columnTypes[field.kind] || (existing === '' && field.kind === 'json'),
   };

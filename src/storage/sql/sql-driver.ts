@@ -42,6 +42,19 @@ function scopeOver(
 ): DriverScope {
   const repositories = new Map<string, DriverRepository>();
   return {
+    // A savepoint: undone alone, and the transaction goes on (PostgreSQL would end it at a failed statement).
+    async attempt(work) {
+      await connection.run('SAVEPOINT berth_attempt', []);
+      try {
+        const result = await work();
+        await connection.run('RELEASE SAVEPOINT berth_attempt', []);
+        return result;
+      } catch (error) {
+        await connection.run('ROLLBACK TO SAVEPOINT berth_attempt', []);
+        await connection.run('RELEASE SAVEPOINT berth_attempt', []);
+        throw error;
+      }
+    },
     repository(collection: CollectionDefinition) {
       let repository = repositories.get(collection.name);
       if (!repository) {
@@ -98,12 +111,16 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
     repository: (collection) => outside.repository(collection),
     transaction: (work) =>
       disk.watch(() => engine.transaction((connection) => work(scopeOver(engine, connection)))),
-    bulkInsert: (collection, work) =>
+    bulkInsert: (collection, work, options = {}) =>
       disk.watch(() =>
         engine.transaction(async (connection) => {
-          const caughtUp = await engine.editor.pauseSearch?.(connection, collection);
+          const caughtUp = await engine.editor.pauseSearch?.(connection, collection, options.onStep);
+          const remade = options.rebuildIndexes
+            ? await engine.editor.pauseIndexes?.(connection, collection, options.onStep)
+            : undefined;
           const result = await work(scopeOver(engine, connection));
           await caughtUp?.();
+          await remade?.();
           return result;
         }),
       ),

@@ -39,7 +39,18 @@ export interface SqlSchemaEditor {
   pauseSearch?(
     connection: SqlConnection,
     collection: CollectionDefinition,
+    onStep?: (detail: string) => void,
   ): Promise<(() => Promise<void>) | undefined>;
+  /**
+   * Optional: inside a transaction, drops the collection's indexes that
+   * refuse nothing (not unique); what it answers makes them again, from
+   * every row at once (a bulk load of many rows).
+   */
+  pauseIndexes?(
+    connection: SqlConnection,
+    collection: CollectionDefinition,
+    onStep?: (detail: string) => void,
+  ): Promise<() => Promise<void>>;
   search(
     connection: SqlConnection,
     collection: CollectionDefinition,
