@@ -13,13 +13,14 @@ const bulkCacheSize = -262_144;
  * (not unique, not the primary key) and answers what makes them again, each
  * from every row at once: many times quicker than kept row by row over a
  * large load, and costing a pass over the table. The page cache is
- * 256 MiB until then.
+ * 256 MiB until then. Called with `false` (the load failed, its
+ * transaction rolled back), it only sets the cache back.
  */
 export async function pauseIndexes(
   connection: SqlConnection,
   collection: CollectionDefinition,
   onStep?: (detail: string) => void,
-): Promise<() => Promise<void>> {
+): Promise<(completed: boolean) => Promise<void>> {
   const found = await connection.all(
     `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
     [collection.name],
@@ -29,9 +30,9 @@ export async function pauseIndexes(
   // Meanwhile a larger cache: the ids' index (random UUIDs) stays in memory, and so do the sorts that make indexes.
   const cache = (await connection.one('PRAGMA cache_size', []))?.cache_size;
   await connection.run(`PRAGMA cache_size = ${bulkCacheSize}`, []);
-  return async () => {
+  return async (completed: boolean) => {
     try {
-      for (const index of plain) {
+      for (const index of completed ? plain : []) {
         const started = Date.now();
         await connection.run(String(index.sql), []);
         onStep?.(`index ${String(index.name)} made again in ${seconds(started)} s`);

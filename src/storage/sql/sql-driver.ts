@@ -118,9 +118,15 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
           const remade = options.rebuildIndexes
             ? await engine.editor.pauseIndexes?.(connection, collection, options.onStep)
             : undefined;
-          const result = await work(scopeOver(engine, connection));
+          let result: Awaited<ReturnType<typeof work>>;
+          try {
+            result = await work(scopeOver(engine, connection));
+          } catch (error) {
+            await remade?.(false); // the rollback brings the indexes back; the cache is set as it was
+            throw error;
+          }
           await caughtUp?.();
-          await remade?.();
+          await remade?.(true);
           return result;
         }),
       ),

@@ -44,13 +44,14 @@ export interface SqlSchemaEditor {
   /**
    * Optional: inside a transaction, drops the collection's indexes that
    * refuse nothing (not unique); what it answers makes them again, from
-   * every row at once (a bulk load of many rows).
+   * every row at once (a bulk load of many rows); given `false` (the load
+   * failed and rolls back) it only undoes its own settings.
    */
   pauseIndexes?(
     connection: SqlConnection,
     collection: CollectionDefinition,
     onStep?: (detail: string) => void,
-  ): Promise<() => Promise<void>>;
+  ): Promise<(completed: boolean) => Promise<void>>;
   search(
     connection: SqlConnection,
     collection: CollectionDefinition,
