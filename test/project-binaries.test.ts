@@ -121,7 +121,7 @@ describe('berth new', () => {
     expect(Object.keys(docs.paths)).toEqual(
       expect.arrayContaining(['/notes', '/notes/{id}', '/notes-summary']),
     );
-  });
+  }, 90_000); // it runs the scaffold's own test in a child process: 20 s on a quiet machine
 
   it('scaffolds a TypeScript project with --ts: it compiles, its test passes, and it serves /notes', async () => {
     const parent = tempDir();
