@@ -3,10 +3,11 @@
 // (bench/servers/data-raw.mjs), on the same database in the same run. Each
 // shape: the median and the 99th percentile of 50 clients at once, and the
 // ratio to the hand-written floor. SQLite always; PostgreSQL at
-// BENCH_DATABASE_URL (the machine's by default). Measurements to read,
-// never a pass or a fail.
+// BENCH_DATABASE_URL (the machine's by default); then IndexedDB in Chromium
+// (bench/data-indexeddb.mjs). Measurements to read, never a pass or a fail.
 //
 //   BENCH_DATA_ROWS   books, and loans of them (default 1,000,000 of each)
+//   BENCH_DATA_USERS  users in IndexedDB (default 100,000; 0 leaves IndexedDB out)
 //   BENCH_CACHE       where the seeded databases are kept between runs (default bench/.cache)
 //   BENCH_ROUNDS, BENCH_SECONDS as the other sections.
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { benchDataIndexedDb } from './data-indexeddb.mjs';
 import { freePort, inRoundOrder, median, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -373,10 +375,14 @@ export async function benchData() {
     db.close();
   }
   const postgres = await postgresData();
-  if (postgres.skipped) {
-    console.log(`\nData: PostgreSQL skipped: ${postgres.skipped}`);
-    return;
-  }
+  if (postgres.skipped) console.log(`\nData: PostgreSQL skipped: ${postgres.skipped}`);
+  else await benchPostgres(postgres);
+  const users = Number(process.env.BENCH_DATA_USERS ?? 100_000);
+  if (users > 0) await benchDataIndexedDb({ users });
+  else console.log('\nData: IndexedDB left out (BENCH_DATA_USERS=0)');
+}
+
+async function benchPostgres(postgres) {
   const client = new pg.Client({ connectionString: postgres.url });
   await client.connect();
   try {

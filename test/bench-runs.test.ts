@@ -195,6 +195,7 @@ describe('npm run bench', () => {
         BENCH_ROUNDS: '1',
         BENCH_SECONDS: '1',
         BENCH_DATA_ROWS: '2000',
+        BENCH_DATA_USERS: '0', // IndexedDB's part has its own test (test/browser-server/data-indexeddb-bench.test.ts)
         BENCH_CACHE: tempDir('berth-bench-data-'),
         BENCH_DATABASE_URL: postgresUrl,
       },
