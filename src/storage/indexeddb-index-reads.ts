@@ -32,6 +32,13 @@ import {
  * page fills soon.
  */
 const findLimit = 2000;
+/**
+ * The most matches of one condition a list still reads and sorts when every
+ * condition has more than `findLimit` but the rest of its test keeps few.
+ */
+const sortLimit = 10_000;
+/** How many of a condition's records tell how many of them pass the rest of the test. */
+const sampleSize = 256;
 /** Sorts after every id and every field key (arrays sort after strings and numbers). */
 const afterAll: IDBValidKey = [];
 /** Null's key (`encodeKey`): before every value. */
@@ -164,6 +171,50 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
     return complete.length ? common(complete) : undefined;
   };
 
+  /**
+   * Every condition matches more than `findLimit`, and the test is more than one range: a walk of the
+   * order's index would count by reading a condition's records until past the count limit. When a condition
+   * has at most `sortLimit` matches and a first batch of them says the records passing the test among
+   * them stay under twice the count limit, the walk would read at least half of them: they are read,
+   * checked and returned to be sorted (as a hand-written query would). Undefined: walk instead.
+   */
+  const sortFew = async (
+    read: Reader,
+    sources: readonly Source[],
+    test: (record: Record<string, unknown>) => boolean,
+    countLimit: number | undefined,
+  ): Promise<Row[] | undefined> => {
+    const ranges = sources.filter(
+      (source): source is Extract<Source, { kind: 'range' }> =>
+        source.kind === 'range' && !source.bounds.empty,
+    );
+    const counts = await Promise.all(
+      ranges.map((source) =>
+        read((t) => from(source.index)(t).getAllKeys(rangeOf(source.bounds), sortLimit + 1)).then(
+          (keys) => keys.length,
+        ),
+      ),
+    );
+    let chosen = -1;
+    counts.forEach((count, i) => {
+      if (count <= sortLimit && (chosen < 0 || count < counts[chosen]!)) chosen = i;
+    });
+    if (chosen < 0) return undefined;
+    const { index, bounds } = ranges[chosen]!;
+    const sample = await readRun(read, from(index), rangeOf(bounds), 'next', sampleSize);
+    const rows: Row[] = [];
+    for (const record of sample) if (test(record)) rows.push(rowOf(fields, record));
+    if (sample.length < sampleSize) return rows;
+    const expected = (rows.length / sample.length) * counts[chosen]!;
+    if (countLimit !== undefined && expected > 2 * countLimit) return undefined;
+    const rest = intersect(bounds, { lower: keyOf(sample.at(-1)!, keyPathOfIndex(index)), lowerOpen: true });
+    const records = rest.empty
+      ? []
+      : ((await read((t) => from(index)(t).getAll(rangeOf(rest)))) as Array<Record<string, unknown>>);
+    for (const record of records) if (test(record)) rows.push(rowOf(fields, record));
+    return rows;
+  };
+
   /** Counts the records a test passes, reading a range in batches; stops past `cap`. */
   const countBy = async (
     read: Reader,
@@ -257,6 +308,10 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
         for (const record of records) if (record && test(record)) rows.push(rowOf(fields, record));
         return listRows(collection, rows, query);
       }
+    } else if (!(alone && walked)) {
+      // The walk would count by reading records anyway (or there is no walk): few enough may be read and sorted.
+      const rows = await sortFew(read, sources, test, query.countLimit);
+      if (rows) return listRows(collection, rows, query);
     }
 
     const exact = sources.find(
