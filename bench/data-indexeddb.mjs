@@ -33,6 +33,18 @@ window.firstList = server.fetch('/users?limit=20').then(async (response) => {
 });
 </script>`;
 
+/** A page that only migrates the users collection, saying what each step did and how long it all took. */
+const migrateHtml = `<!doctype html><script type="module">
+import { openIndexedDbStorage, usersModule } from '/berth-browser.js';
+const driver = openIndexedDbStorage('${database}', { copyUpTo: 0 });
+const steps = [];
+const started = performance.now();
+window.migrated = driver
+  .migrate(usersModule.collections, (step) => steps.push(step.action + ': ' + step.detail))
+  .then(() => driver.close())
+  .then(() => ({ took: performance.now() - started, steps }));
+</script>`;
+
 /** A deterministic stream of numbers in [0, 1). */
 function random(seed) {
   let state = seed >>> 0;
@@ -288,6 +300,7 @@ export async function benchDataIndexedDb({ users = 100_000, quick = false } = {}
       const url = new URL(route.request().url());
       if (url.pathname === '/berth-browser.js')
         return route.fulfill({ contentType: 'text/javascript', body: script });
+      if (url.pathname === '/migrate') return route.fulfill({ contentType: 'text/html', body: migrateHtml });
       if (url.pathname === '/empty')
         return route.fulfill({ contentType: 'text/html', body: '<!doctype html>' });
       return route.fulfill({ contentType: 'text/html', body: pageHtml });
@@ -299,10 +312,11 @@ export async function benchDataIndexedDb({ users = 100_000, quick = false } = {}
     const started = Date.now();
     const seeded = await seed(page, users);
     const seedSeconds = (Date.now() - started) / 1000;
-    // The first open after seeding keys every record and builds the text index.
-    const migrationStarted = Date.now();
+    // The first open after seeding keys every record and builds the text index: its steps say where the time went.
+    await page.goto(`${origin}/migrate`);
+    const migration = await page.evaluate(() => window.migrated);
+    const migrationSeconds = migration.took / 1000;
     const building = await load(page, 0);
-    const migrationSeconds = (Date.now() - migrationStarted) / 1000;
     if (building.status !== 200) throw new Error(`the first list answered ${building.status}`);
 
     const first = {};
@@ -343,8 +357,10 @@ export async function benchDataIndexedDb({ users = 100_000, quick = false } = {}
     });
 
     console.log(
-      `\nIndexedDB in Chromium: ${users.toLocaleString('en')} users (seeded in ${seedSeconds.toFixed(1)} s; keyed and text-indexed by the next migration in ${migrationSeconds.toFixed(1)} s)\n`,
+      `\nIndexedDB in Chromium: ${users.toLocaleString('en')} users (seeded in ${seedSeconds.toFixed(1)} s; keyed and text-indexed by the next migration in ${migrationSeconds.toFixed(1)} s)`,
     );
+    for (const step of migration.steps) console.log(`  ${step}`);
+    console.log('');
     table([
       [
         'first GET /users?limit=20 after a reload',
@@ -373,7 +389,7 @@ export async function benchDataIndexedDb({ users = 100_000, quick = false } = {}
         row.same ? 'yes' : 'NO',
       ]),
     ]);
-    return { users, first, heap, emptyHeap, migrationSeconds, shapes: rows };
+    return { users, first, heap, emptyHeap, migrationSeconds, migrationSteps: migration.steps, shapes: rows };
   } finally {
     await browser.close();
   }

@@ -5,6 +5,21 @@
  * in an index's order.
  */
 
+import type { CollectionDefinition } from '../core/index.js';
+
+/** What a collection's index reads share: its store, its fields, its text store, a store or index by Dexie name. */
+export interface IndexScope {
+  collection: CollectionDefinition;
+  name: string;
+  fields: readonly string[];
+  searchStore: string | undefined;
+  from: (index: string | undefined) => (transaction: IDBTransaction) => IDBIndex | IDBObjectStore;
+}
+
+/** An index's key path from its Dexie name (`[_k.name+id]`, `email`); the primary key's is `id`. */
+export const keyPathOfIndex = (index: string | undefined): string | string[] =>
+  index === undefined ? 'id' : index.startsWith('[') ? index.slice(1, -1).split('+') : index;
+
 /** A request's result. */
 export const settled = <T>(request: IDBRequest<T>): Promise<T> =>
   new Promise((resolve, reject) => {

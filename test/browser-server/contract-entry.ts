@@ -2,7 +2,7 @@
 // contract cases against IndexedDB with vitest's matchers on chai.
 import { JestAsymmetricMatchers, JestChaiExpect, JestExtend } from '@vitest/expect';
 import * as chai from 'chai';
-import { createDataStore } from '../../src/core/index.js';
+import { createDataStore, defineCollection, field, type Row } from '../../src/core/index.js';
 import { openIndexedDbStorage } from '../../src/storage/indexeddb.js';
 import { contractCollections, gadgets, storageContractCases } from '../helpers/storage-contract.js';
 
@@ -99,6 +99,89 @@ cases.push({
     chai.expect(reader.version()).to.be.an('object').and.not.equal(written);
     await writer.storage.close();
     await reader.storage.close();
+  },
+});
+
+// Conditions that each match more than 2,000 records (an indexed one, an unindexed one): answered exactly
+// whether the few records passing both are read and sorted, or the order's index is walked.
+cases.push({
+  name: 'IndexedDB: an indexed condition with 2,500 matches and an unindexed one, few or many passing both: every page and total exact',
+  test: async () => {
+    const crowd = defineCollection({
+      name: 'crowd',
+      fields: {
+        group: field.enum(['a', 'b'], { indexed: true }),
+        flag: field.boolean(),
+        rank: field.integer(),
+      },
+    });
+    const storage = createDataStore(openIndexedDbStorage(`contract-crowd-${mode}-${Date.now()}`, options()), {
+      collections: [crowd],
+    });
+    await storage.migrate([crowd]);
+    const repository = storage.repository(crowd);
+    const made: Row[] = [];
+    for (let start = 0; start < 2600; start += 200) {
+      const rows = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          repository.create({
+            group: start + i < 2500 ? 'a' : 'b',
+            flag: (start + i) % 20 === 0,
+            rank: 5000 - start - i,
+          }),
+        ),
+      );
+      made.push(...(rows as unknown as Row[]));
+    }
+    const byCreated = (a: Row, b: Row) =>
+      a.createdAt === b.createdAt
+        ? a.id < b.id
+          ? -1
+          : 1
+        : String(a.createdAt) < String(b.createdAt)
+          ? -1
+          : 1;
+    for (const flag of [true, false]) {
+      const where = [
+        { field: 'group', op: 'eq' as const, value: 'a' },
+        { field: 'flag', op: 'eq' as const, value: flag },
+      ];
+      const matching = made.filter((row) => row.group === 'a' && row.flag === flag);
+      for (const [orderBy, sorted] of [
+        [
+          [{ field: 'rank', direction: 'asc' as const }],
+          [...matching].sort((a, b) => Number(a.rank) - Number(b.rank)),
+        ],
+        [[{ field: 'createdAt', direction: 'asc' as const }], [...matching].sort(byCreated)],
+      ] as const) {
+        const label = `flag=${flag}, by ${orderBy[0].field}`;
+        const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id);
+        const first = await repository.list({
+          where,
+          orderBy: [...orderBy],
+          limit: 20,
+          countLimit: 1000,
+        });
+        chai.expect(ids(first.items), `${label}: first page`).to.deep.equal(ids(sorted.slice(0, 20)));
+        chai
+          .expect({ total: first.total, capped: Boolean(first.totalCapped) })
+          .to.deep.equal({ total: Math.min(matching.length, 1000), capped: matching.length > 1000 });
+        const deep = await repository.list({ where, orderBy: [...orderBy], limit: 20, offset: 100 });
+        chai.expect(ids(deep.items), `${label}: offset 100`).to.deep.equal(ids(sorted.slice(100, 120)));
+        chai.expect(deep.total, `${label}: exact total`).to.equal(matching.length);
+        const last = sorted[59]!;
+        const after = [last[orderBy[0].field], last.id];
+        const next = await repository.list({
+          where,
+          orderBy: [...orderBy],
+          limit: 20,
+          after,
+          countLimit: 1000,
+        });
+        chai.expect(ids(next.items), `${label}: after the 60th`).to.deep.equal(ids(sorted.slice(60, 80)));
+      }
+    }
+    await storage.close();
   },
 });
 
