@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { benchDataIndexedDb } from './data-indexeddb.mjs';
-import { freePort, inRoundOrder, median, startPinned, table } from './lib.mjs';
+import { freePort, inRoundOrder, median, startOnFreePort, startPinned, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rows = Number(process.env.BENCH_DATA_ROWS ?? 1_000_000);
@@ -278,23 +278,22 @@ async function writesUnderReads(url, someBooks) {
 
 async function benchEngine(name, env, rawEnv, read) {
   const cwdBerth = env.cwd;
-  const berthPort = await freePort();
-  const rawPort = await freePort();
-  const berth = await startPinned(
+  const berth = await startOnFreePort(
     0,
     app,
     ['start'],
-    {
+    (port) => ({
       ...env.vars,
-      PORT: String(berthPort),
+      PORT: String(port),
       BERTH_MODE: 'release',
       BERTH_REQUEST_LOG: 'false',
       BERTH_ADMIN_TOKEN: token,
       BERTH_WRITE_LIMIT: '100000000',
-    },
+    }),
     cwdBerth,
   );
-  const floor = await startPinned(0, raw, [], { ...rawEnv, PORT: String(rawPort) }, cwdBerth);
+  const floor = await startOnFreePort(0, raw, [], (port) => ({ ...rawEnv, PORT: String(port) }), cwdBerth);
+  const [berthPort, rawPort] = [berth.port, floor.port];
   const servers = { berth: `http://127.0.0.1:${berthPort}`, 'hand-written': `http://127.0.0.1:${rawPort}` };
   try {
     const someBooks = [];

@@ -84,6 +84,21 @@ export async function startPinned(cpu, script, args, env, cwd) {
 }
 
 /**
+ * `startPinned` on a free port (`env(port)` gives the server its settings),
+ * trying another when a parallel process took the one found first.
+ */
+export async function startOnFreePort(cpu, script, args, env, cwd) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, ...(await startPinned(cpu, script, args, env(port), cwd)) };
+    } catch (error) {
+      if (attempt === 5 || !String(error.message).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+/**
  * Starts this checkout's `bin/berth` once so it creates and seeds the books
  * database every server of a comparison then reads (`env.BENCH_DB` for the
  * baselines); answers the id of the first book.
