@@ -109,8 +109,8 @@ describe('the setting table', () => {
     );
   });
 
-  it('the README’s configuration table is the one the table generates (npm run docs:settings)', () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  it('the configuration page’s settings table is the one the table generates (npm run docs:settings)', () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'docs', 'configuration.md'), 'utf8');
     const block = /<!-- settings:start -->\n([\s\S]*?)\n<!-- settings:end -->/.exec(readme)?.[1];
     expect(block).toBe(settingsReference());
   });
