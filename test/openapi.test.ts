@@ -3,7 +3,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/core/index.js';
+import {
+  collectionHooks,
+  createApp,
+  defineCollection,
+  defineModule,
+  defineRoute,
+  field,
+} from '../src/core/index.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { accountsApp } from './helpers/accounts.js';
 import { instantiate } from './helpers/in-process.js';
@@ -51,6 +58,49 @@ const routeTable = (log: string) =>
   [...log.matchAll(/route (GET|POST|PUT|PATCH|DELETE) +(\S+)/g)].map((m) => ({ method: m[1]!, path: m[2]! }));
 
 describe('GET /docs', () => {
+  it('shows a module’s own errors on its writes and on routes that declare them, with status, code and title', async () => {
+    const tasks = defineCollection({ name: 'tasks', fields: { title: field.text({ max: 100 }) } });
+    const tracker = defineModule({
+      name: 'tracker',
+      collections: [tasks],
+      errors: {
+        TRACKER_REOPEN_REFUSED: {
+          status: 409,
+          title: 'A done task cannot be reopened',
+          hint: 'Make a new task.',
+        },
+        TRACKER_QUOTA_SPENT: { status: 402, title: 'The project has no tasks left', hint: 'Upgrade it.' },
+      },
+      hooks: { collections: collectionHooks(tasks, { beforeUpdate() {} }) },
+      routes: [
+        defineRoute({
+          method: 'GET',
+          path: '/tasks-summary',
+          summary: 'Counts tasks',
+          throws: ['TRACKER_QUOTA_SPENT'],
+          handler: () => ({ count: 0 }),
+        }),
+      ],
+    });
+    const { request } = await instantiate(createApp({ name: 'tracker', modules: [tracker] }));
+    const document = (await (await request('/docs')).json()) as Document;
+    const operation = (path: string, method: string) =>
+      (document.paths[path] as Record<string, { responses: Record<string, Record<string, unknown>> }>)[
+        method
+      ]!.responses;
+    const patch = operation('/tasks/{id}', 'patch');
+    expect(patch['409']).toMatchObject({ 'x-berth-codes': ['TRACKER_REOPEN_REFUSED'] });
+    expect(String(patch['409']!.description)).toContain(
+      'TRACKER_REOPEN_REFUSED: A done task cannot be reopened',
+    );
+    expect(patch['402']).toMatchObject({ 'x-berth-codes': ['TRACKER_QUOTA_SPENT'] });
+    expect(operation('/tasks', 'get')['409']).toBeUndefined(); // a read throws none of them
+    expect(Object.keys(operation('/tasks-summary', 'get'))).toContain('402');
+    expect(operation('/tasks-summary', 'get')['409']).toBeUndefined();
+    const result = await new Validator().validate(document as Parameters<Validator['validate']>[0]);
+    expect(result.valid).toBe(true);
+  });
+
   it('is a valid OpenAPI 3.1 document (checked by a real validator)', async () => {
     const { request } = await instantiate(createApp({ name: 'books', modules: [booksModule] }));
     const document = await (await request('/docs')).json();

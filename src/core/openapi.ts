@@ -1,7 +1,7 @@
 import { describeAccess } from './access.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import type { RegisteredRoute } from './app.js';
-import { declaredErrors, errorEntry, type BerthErrorCode } from './errors.js';
+import { declaredErrors, errorEntry, type BerthErrorCode, type ErrorEntry } from './errors.js';
 import { routeAuth, type RouteDefinition, type RouteDocs } from './route.js';
 
 type Operation = Record<string, unknown>;
@@ -112,6 +112,36 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
   return responses;
 }
 
+/**
+ * Adds the project's own error codes an operation can answer: those its
+ * route declares (`throws`), else, on a write, every code its module
+ * declares (its hooks and handlers throw them). Each goes under its status,
+ * named in the description and listed in `x-berth-codes`.
+ */
+function addOwnErrors(responses: Record<string, unknown>, codes: readonly string[]): void {
+  for (const code of codes) {
+    const entry = errorEntry(code as BerthErrorCode);
+    if (!entry) continue;
+    const status = String(entry.status);
+    const line = `${code}: ${entry.title}`;
+    const existing = responses[status] as
+      { description: string; 'x-berth-codes'?: string[]; content?: unknown } | undefined;
+    if (existing) {
+      responses[status] = {
+        ...existing,
+        description: `${existing.description} Or ${line}.`,
+        'x-berth-codes': [...(existing['x-berth-codes'] ?? []), code],
+      };
+    } else {
+      responses[status] = {
+        ...problemRef('BERTH_INTERNAL'),
+        description: `${line}.`,
+        'x-berth-codes': [code],
+      };
+    }
+  }
+}
+
 const problemSchema = () => ({
   type: 'object',
   description: `An RFC 9457 problem document; every Berth error has this shape. The codes: ${[
@@ -172,14 +202,17 @@ export function generateOpenApi(
     version: string;
     description?: string;
     routes: readonly RegisteredRoute[];
-    modules: ReadonlyArray<{ name: string; description?: string }>;
+    modules: ReadonlyArray<{ name: string; description?: string; errors?: Record<string, ErrorEntry> }>;
   },
   options: { servers?: Array<{ url: string; description?: string }> } = {},
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
   const used = new Set<string>();
+  const ownErrors = new Map(app.modules.map((each) => [each.name, Object.keys(each.errors ?? {})]));
   for (const { module, route } of app.routes) {
     const docs = route.docs;
+    const responses = responsesOf(route, docs);
+    addOwnErrors(responses, route.throws ?? (route.method === 'GET' ? [] : (ownErrors.get(module) ?? [])));
     const path = openApiPath(route.path, docs?.wildcardName);
     const operation: Operation = {
       operationId: operationId(route, used),
@@ -189,7 +222,7 @@ export function generateOpenApi(
         : {}),
       tags: [module],
       parameters: parametersOf(route, docs),
-      responses: responsesOf(route, docs),
+      responses,
       security: securityOf(route),
     };
     if (route.body) {

@@ -210,6 +210,12 @@ export interface RouteDefinition<
   body?: B;
   /** More for the API reference, where the schemas do not say it all. */
   docs?: RouteDocs;
+  /**
+   * The project's own error codes (`defineErrors`) this route answers with,
+   * for the API reference. Without it, a write lists every code its module
+   * declares (its hooks and handlers may throw them), a read none.
+   */
+  throws?: readonly string[];
   /** The success status, 200 unless set. */
   status?: number;
   /** The schema of a success answer, for the API reference. */

@@ -8,7 +8,7 @@ export interface DocumentedApp {
   version: string;
   description?: string;
   routes: readonly RegisteredRoute[];
-  modules: ReadonlyArray<{ name: string; description?: string }>;
+  modules: ReadonlyArray<{ name: string; description?: string; errors?: ModuleDefinition['errors'] }>;
 }
 
 /**
