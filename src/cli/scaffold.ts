@@ -120,10 +120,18 @@ An HTTP back end built on [Berth](${berthPath}).
 
 \`\`\`sh
 npm install
-npm start            # the same as ./bin/${name} start; serves on port 4500
+npm start            # ${ts ? 'compiles (npm run build), then runs' : 'the same as'} ./bin/${name} start; serves on port 4500
 npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (node --test)
 \`\`\`
-
+${
+  ts
+    ? `
+\`./bin/${name}\` runs the compiled code in \`dist/\` (\`npm install\` compiles it once): after changing
+\`src/\`, run \`npm run build\` (or \`npm start\`, which builds first). The build empties \`dist/\` before
+compiling, so a deleted or renamed file leaves no compiled copy behind.
+`
+    : ''
+}
 Notes are private: each user sees only their own. Sign up, log in, and send the token:
 
 \`\`\`sh
@@ -176,14 +184,20 @@ const files = (name: string, berthPath: string, ts: boolean): Record<string, str
     bin: { [name]: `bin/${name}` },
     scripts: ts
       ? {
-          build: 'tsc',
-          prepare: 'tsc',
+          // dist/ is emptied first: a deleted or renamed source must not leave a stale compiled copy
+          // (dist/test/ would still run its test).
+          clean: `node -e "require('node:fs').rmSync('dist', { recursive: true, force: true })"`,
+          build: 'npm run clean && tsc',
+          prepare: 'npm run build',
           start: `npm run build && node bin/${name} start`,
-          test: 'tsc && node --test dist/test/',
+          test: 'npm run build && node --test dist/test/',
         }
       : { start: `node bin/${name} start`, test: 'node --test test/' },
     engines: { node: '>=20.19' },
     dependencies: { berth: `file:${berthPath}` },
+    // npm 11 lists install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
+    // installed from its sources) and better-sqlite3's (its native binding, the SQLite driver).
+    allowScripts: { berth: true, 'better-sqlite3': true },
     ...(ts ? { devDependencies: { typescript: typescriptRange(), '@types/node': '^20.19.0' } } : {}),
   };
   return {
