@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { berthRoot } from '../node/berth-package.js';
 import { CommandError } from './command-error.js';
 
@@ -174,7 +174,7 @@ curl 'localhost:4500/projects?due[gte]=2026-01-01'
 At start Berth creates the table (or adds new fields), and \`/docs\` documents it.
 `;
 
-const files = (name: string, berthPath: string, ts: boolean): Record<string, string> => {
+const files = (dir: string, name: string, berthPath: string, ts: boolean): Record<string, string> => {
   const source = ts ? 'src/' : '';
   const manifest = {
     name,
@@ -195,9 +195,10 @@ const files = (name: string, berthPath: string, ts: boolean): Record<string, str
       : { start: `node bin/${name} start`, test: 'node --test test/' },
     engines: { node: '>=20.19' },
     dependencies: { berth: `file:${berthPath}` },
-    // npm 11 lists install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
-    // installed from its sources) and better-sqlite3's (its native binding, the SQLite driver).
-    allowScripts: { berth: true, 'better-sqlite3': true },
+    // npm 11 warns of install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
+    // installed from its sources; npm names a file: dependency by its path from the project, as
+    // `npm install-scripts approve` writes it) and better-sqlite3's (the SQLite driver's native binding).
+    allowScripts: { berth: true, [`file:${relative(dir, berthPath)}`]: true, 'better-sqlite3': true },
     ...(ts ? { devDependencies: { typescript: typescriptRange(), '@types/node': '^20.19.0' } } : {}),
   };
   return {
@@ -255,7 +256,7 @@ export function scaffoldProject(
     throw new CommandError(`${dir} is not empty: choose a new directory, nothing was written`);
   }
   const written: string[] = [];
-  for (const [path, content] of Object.entries(files(name, berthRoot, options.typescript === true))) {
+  for (const [path, content] of Object.entries(files(dir, name, berthRoot, options.typescript === true))) {
     const file = join(dir, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
