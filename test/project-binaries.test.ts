@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { io as connect } from 'socket.io-client';
@@ -131,14 +131,53 @@ describe('berth new', () => {
     expect(created.stdout()).toContain('created typed-api (TypeScript)');
     expect(existsSync(join(dir, 'tsconfig.json'))).toBe(true);
     expect(existsSync(join(dir, 'src', 'modules', 'notes.ts'))).toBe(true);
-    await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir });
-    const tested = await exec('npm', ['test'], { cwd: dir });
-    expect(tested.stdout).toMatch(/# pass 1/);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      allowScripts: Record<string, boolean>;
+    };
+    expect(manifest.allowScripts).toMatchObject({ berth: true, 'better-sqlite3': true });
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(readme).toContain('compiles (npm run build), then runs ./bin/typed-api start');
+    expect(readme).not.toContain('the same as ./bin/typed-api start');
+    const installed = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: dir,
+    });
+    // npm 11 warns of each dependency whose install script allowScripts does not cover.
+    expect(installed.stderr).not.toMatch(/berth@[^\n]*\(prepare|better-sqlite3@[^\n]*\(install/);
+    // The README's claim: right after npm install, ./bin/typed-api start serves (npm install compiled it).
     const server = await startBinary(join(dir, 'bin', 'typed-api'), { cwd: dir, env: { PORT: '0' } });
     // Private by default: anonymous callers are told to sign in.
     expect((await fetch(`${server.url}/notes`)).status).toBe(401);
     expect((await fetch(`${server.url}/auth/me`)).status).toBe(401);
-  }, 120_000);
+    const tested = await exec('npm', ['test'], { cwd: dir });
+    expect(tested.stdout).toMatch(/# pass 1/);
+
+    // The user deletes the example module and its test and writes their own: the old test's
+    // compiled copy must not run (it did, from a dist/ never emptied, and failed).
+    rmSync(join(dir, 'src', 'modules', 'notes.ts'));
+    rmSync(join(dir, 'test', 'notes.test.ts'));
+    writeFileSync(
+      join(dir, 'src', 'app.ts'),
+      readFileSync(join(dir, 'src', 'app.ts'), 'utf8')
+        .replace("import { notesModule } from './modules/notes.js';\n", '')
+        .replace(', notesModule]', ']'),
+    );
+    writeFileSync(
+      join(dir, 'test', 'me.test.ts'),
+      `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { app } from '../src/app.js';
+
+test('anonymous callers are asked to sign in', async () => {
+  assert.equal((await app.request('/auth/me')).status, 401);
+  assert.equal((await app.request('/notes')).status, 404);
+});
+`,
+    );
+    const retested = await exec('npm', ['test'], { cwd: dir });
+    expect(retested.stdout).toMatch(/# pass 1\n/);
+    expect(retested.stdout).toMatch(/# fail 0\n/);
+    expect(existsSync(join(dir, 'dist', 'test', 'notes.test.js'))).toBe(false);
+  }, 240_000); // two npm tests and an install that builds Berth (its prepare): 2 min under load
 
   it('refuses a directory that is not empty and writes nothing', async () => {
     const parent = tempDir();

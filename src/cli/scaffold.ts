@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { berthRoot } from '../node/berth-package.js';
 import { CommandError } from './command-error.js';
 
@@ -120,10 +120,18 @@ An HTTP back end built on [Berth](${berthPath}).
 
 \`\`\`sh
 npm install
-npm start            # the same as ./bin/${name} start; serves on port 4500
+npm start            # ${ts ? 'compiles (npm run build), then runs' : 'the same as'} ./bin/${name} start; serves on port 4500
 npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (node --test)
 \`\`\`
-
+${
+  ts
+    ? `
+\`./bin/${name}\` runs the compiled code in \`dist/\` (\`npm install\` compiles it once): after changing
+\`src/\`, run \`npm run build\` (or \`npm start\`, which builds first). The build empties \`dist/\` before
+compiling, so a deleted or renamed file leaves no compiled copy behind.
+`
+    : ''
+}
 Notes are private: each user sees only their own. Sign up, log in, and send the token:
 
 \`\`\`sh
@@ -166,7 +174,7 @@ curl 'localhost:4500/projects?due[gte]=2026-01-01'
 At start Berth creates the table (or adds new fields), and \`/docs\` documents it.
 `;
 
-const files = (name: string, berthPath: string, ts: boolean): Record<string, string> => {
+const files = (dir: string, name: string, berthPath: string, ts: boolean): Record<string, string> => {
   const source = ts ? 'src/' : '';
   const manifest = {
     name,
@@ -176,14 +184,21 @@ const files = (name: string, berthPath: string, ts: boolean): Record<string, str
     bin: { [name]: `bin/${name}` },
     scripts: ts
       ? {
-          build: 'tsc',
-          prepare: 'tsc',
+          // dist/ is emptied first: a deleted or renamed source must not leave a stale compiled copy
+          // (dist/test/ would still run its test).
+          clean: `node -e "require('node:fs').rmSync('dist', { recursive: true, force: true })"`,
+          build: 'npm run clean && tsc',
+          prepare: 'npm run build',
           start: `npm run build && node bin/${name} start`,
-          test: 'tsc && node --test dist/test/',
+          test: 'npm run build && node --test dist/test/',
         }
       : { start: `node bin/${name} start`, test: 'node --test test/' },
     engines: { node: '>=20.19' },
     dependencies: { berth: `file:${berthPath}` },
+    // npm 11 warns of install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
+    // installed from its sources; npm names a file: dependency by its path from the project, as
+    // `npm install-scripts approve` writes it) and better-sqlite3's (the SQLite driver's native binding).
+    allowScripts: { berth: true, [`file:${relative(dir, berthPath)}`]: true, 'better-sqlite3': true },
     ...(ts ? { devDependencies: { typescript: typescriptRange(), '@types/node': '^20.19.0' } } : {}),
   };
   return {
@@ -241,7 +256,7 @@ export function scaffoldProject(
     throw new CommandError(`${dir} is not empty: choose a new directory, nothing was written`);
   }
   const written: string[] = [];
-  for (const [path, content] of Object.entries(files(name, berthRoot, options.typescript === true))) {
+  for (const [path, content] of Object.entries(files(dir, name, berthRoot, options.typescript === true))) {
     const file = join(dir, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, content);
