@@ -9,7 +9,11 @@ import { freshSchema, postgresUrl } from './helpers/postgres.js';
 
 const notes = defineCollection({
   name: 'notes',
-  fields: { title: field.text(), data: field.json(undefined, { required: false }) },
+  fields: {
+    title: field.text(),
+    data: field.json(undefined, { required: false }),
+    due: field.date({ required: false }),
+  },
   access: { create: 'public' },
 });
 const app = createApp({
@@ -75,5 +79,33 @@ describe.each(engines)('values storage cannot take, on %s', (_engine, open) => {
     // A title cursor takes text, a null year (a book without one) is a place in the order.
     expect((await request(`/books?sort=title&cursor=${encodeCursor(['M', 'x'])}`)).status).toBe(200);
     expect((await request(`/books?sort=year&cursor=${encodeCursor([null, 'x'])}`)).status).toBe(200);
+  });
+});
+
+describe('422 answers list one entry per field', () => {
+  it('two unknown keys are each named at their own path; a date given "tomorrow" is one entry', async () => {
+    const { request } = await instantiate(app, { driver: openSqliteStorage(':memory:') });
+    const post = async (json: Record<string, unknown>) => {
+      const response = await request('/notes', { method: 'POST', json });
+      return { status: response.status, body: (await response.json()) as { errors?: unknown } };
+    };
+    expect(await post({ title: 'x', colour: 'red', size: 3 })).toMatchObject({
+      status: 422,
+      body: {
+        errors: [
+          { path: 'body.colour', message: 'is not a known field: remove it' },
+          { path: 'body.size', message: 'is not a known field: remove it' },
+        ],
+      },
+    });
+    const due = await post({ title: 'x', due: 'tomorrow' });
+    expect(due.status).toBe(422);
+    expect(due.body.errors).toEqual([{ path: 'body.due', message: 'a date is written YYYY-MM-DD' }]);
+    // Two fields wrong: one entry each.
+    const both = await post({ title: 42, due: '2024-02-30' });
+    expect(both.body.errors).toEqual([
+      { path: 'body.title', message: expect.any(String) },
+      { path: 'body.due', message: 'no such date' },
+    ]);
   });
 });

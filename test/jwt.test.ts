@@ -80,7 +80,7 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
     expect((await call<{ total: number }>(url, 'GET', '/tasks', { token: other })).body.total).toBe(0);
     expect((await call<{ total: number }>(url, 'GET', '/tasks', { token: valid })).body.total).toBe(1);
     // A collection whose owner is a users record cannot take a caller who is none, and says why.
-    const notUser = await call<{ detail: string; hint: string }>(url, 'POST', '/notes', {
+    const notUser = await call<{ detail: string; developerHint: string }>(url, 'POST', '/notes', {
       token: valid,
       json: { title: 'x' },
     });
@@ -88,7 +88,8 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
     expect(notUser.body.detail).toBe(
       'this caller may not create notes: only users own them, and this caller (via jwt) is not one of them',
     );
-    expect(notUser.body.hint).toContain('owner: field.text({ readOnly: true })');
+    // How to change the declaration: a developer hint, answered in debug mode (the tests' mode).
+    expect(notUser.body.developerHint).toContain('owner: field.text({ readOnly: true })');
 
     expect(
       (await call(url, 'POST', '/books', { token: valid, json: { title: 'x', author: 'y' } })).status,
@@ -182,12 +183,12 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
     const server = await startAccountsServer({
       authenticators: [jwtAuthenticator({ jwksUrl: keys.url, issuer, audience })],
     });
-    const answer = await call<{ code: string; hint: string }>(server.url, 'GET', '/auth/me', {
+    const answer = await call<{ code: string; developerHint: string }>(server.url, 'GET', '/auth/me', {
       token: await sign(good),
     });
     expect(answer.status).toBe(503);
     expect(answer.body.code).toBe('BERTH_UNAVAILABLE');
-    expect(answer.body.hint).toContain(keys.url);
+    expect(answer.body.developerHint).toContain(keys.url);
     // Over realtime the same outage fails that subscribe, and nothing else: the server stays up.
     const socket = connect(server.url, {
       transports: ['websocket'],

@@ -60,6 +60,19 @@ describe('list queries kept parsed', () => {
       });
     }
   });
+
+  it('an unknown filter on /books lists the aliases the module declared beside the fields', async () => {
+    const app = createApp({ name: 'list-query-test', modules: [booksModule] });
+    const response = await app.request('/books?colour=red');
+    expect(response.status).toBe(422);
+    const { errors } = (await response.json()) as { errors: Array<{ path: string; message: string }> };
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.path).toBe('query.colour');
+    expect(errors[0]!.message).toMatch(/^books has no field "colour": filter by .*\btitle\b/);
+    expect(errors[0]!.message).toContain('yearFrom (year[gte])');
+    expect(errors[0]!.message).toContain('yearTo (year[lte])');
+    expect(errors[0]!.message).toContain('author (author[contains])');
+  });
 });
 
 describe('the total of a list', () => {

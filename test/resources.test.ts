@@ -9,6 +9,7 @@ import {
 } from '../src/index.js';
 import { books, booksModule } from '../src/modules/books/index.js';
 import { users, usersModule } from '../src/modules/users/index.js';
+import { instantiate } from './helpers/in-process.js';
 
 /** A project's own collections: a reference, an enum, a date. */
 export const projects = defineCollection({
@@ -209,6 +210,34 @@ describe('resources: access, references, kinds', () => {
     );
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/^1 tasks record references this projects record/);
+  });
+
+  it('the 409 on deleting a referenced record keeps its developer hint out of a release-mode answer, not out of the log', async () => {
+    const declare = "Or declare tasks.project with onDelete: 'cascade' (or 'set-null').";
+    for (const mode of ['release', 'debug'] as const) {
+      const logged: Array<{ fields: object; message?: string }> = [];
+      const keep = (fields: object, message?: string) => void logged.push({ fields, message });
+      const { request } = await instantiate(app, {
+        mode,
+        logger: { debug() {}, info: keep, warn: keep, error: keep },
+      });
+      const project = (await (
+        await request('/projects', { method: 'POST', admin: true, json: { name: 'Kept' } })
+      ).json()) as { id: string };
+      await request('/tasks', { method: 'POST', json: { title: 'Keeps it', project: project.id } });
+      const refused = await request(`/projects/${project.id}`, { method: 'DELETE', admin: true });
+      const body = (await refused.json()) as Record<string, unknown>;
+      expect(refused.status).toBe(409);
+      // The user-facing hint stays in both modes; the declaration's only in debug mode.
+      expect(body.hint).toBe('Delete or change the tasks records that reference it, then delete it.');
+      if (mode === 'release') expect(body).not.toHaveProperty('developerHint');
+      else expect(body.developerHint).toBe(declare);
+      expect(JSON.stringify(body).includes('onDelete')).toBe(mode === 'debug');
+      expect(logged).toContainEqual({
+        fields: expect.objectContaining({ code: 'BERTH_CONFLICT', developerHint: declare }) as object,
+        message: expect.stringMatching(/^1 tasks record references this projects record/) as string,
+      });
+    }
   });
 
   it('books keep the query parameters they always had', async () => {

@@ -12,7 +12,7 @@ import type { ChannelDefinition } from './channel.js';
 import type { Ownership } from './access.js';
 import type { Access, CollectionDefinition } from './collection.js';
 import { createDataStore } from './data-store.js';
-import { BerthError, problemFor, problemResponse } from './errors.js';
+import { BerthError, problemFor, problemForMode, problemResponse } from './errors.js';
 import type { EventBus } from './events.js';
 import type { CollectionHooks, Hooks, Locals, RequestHookContext } from './hooks.js';
 import type { Mode } from './mode.js';
@@ -805,11 +805,22 @@ async function errorResponse(
       requestId,
       ...(error.errors ? { errors: error.errors } : {}),
       ...(error.hint ? { hint: error.hint } : {}),
+      ...(error.developerHint ? { developerHint: error.developerHint } : {}),
     });
+    const { developerHint } = problem;
     if (loadRefusals.has(error.code)) services.logger.warn({ requestId, code: error.code }, error.message);
     else if (problem.status >= 500)
-      services.logger.error({ requestId, err: error.cause ?? error }, error.message);
-    return problemResponse(problem, { ...error.headers, 'x-request-id': requestId });
+      services.logger.error(
+        { requestId, err: error.cause ?? error, ...(developerHint ? { developerHint } : {}) },
+        error.message,
+      );
+    // A developer hint is for whoever runs the app: always in the log, in the answer only in debug mode.
+    else if (developerHint)
+      services.logger.warn({ requestId, code: error.code, developerHint }, error.message);
+    return problemResponse(problemForMode(problem, services.mode), {
+      ...error.headers,
+      'x-request-id': requestId,
+    });
   }
   services.logger.error({ requestId, err: error }, `unexpected error in ${where}`);
   env.errorCode = 'BERTH_INTERNAL';

@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
+import { fieldErrors } from './field-errors.js';
 import { datetimeSchema, hasNoNul, noNulMessage } from './fields.js';
 
 /** Parses with a schema; a failure is a 422 listing every field that failed. */
 export function validated<T>(schema: z.ZodType<T>, value: unknown, collection: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(record)',
-    message: issue.message,
-  }));
+  const errors = fieldErrors(result.error.issues);
   throw new BerthError(
     'BERTH_VALIDATION_FAILED',
     `${errors.length} field${errors.length === 1 ? '' : 's'} of the ${collection} record failed validation`,
@@ -89,8 +87,7 @@ export function importedRecord(collection: CollectionDefinition, input: unknown)
   }
   const checked = stamps.safeParse(given);
   if (!checked.success) {
-    for (const issue of checked.error.issues)
-      errors.push({ path: issue.path.map(String).join('.') || '(record)', message: issue.message });
+    errors.push(...fieldErrors(checked.error.issues));
   }
   const times = checked.success ? checked.data : {};
   if (times.updatedAt !== undefined && times.createdAt === undefined)

@@ -253,7 +253,11 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
           throw new BerthError(
             'BERTH_CONFLICT',
             `${count} ${other.name} record${count === 1 ? '' : 's'} reference${count === 1 ? 's' : ''} this ${name} record (${other.name}.${field}): delete or change ${count === 1 ? 'it' : 'them'} first`,
-            { hint: `Or declare ${other.name}.${field} with onDelete: 'cascade' (or 'set-null').` },
+            // How to change the declaration is for the app's developer, not for the API's client.
+            {
+              hint: `Delete or change the ${other.name} records that reference it, then delete it.`,
+              developerHint: `Or declare ${other.name}.${field} with onDelete: 'cascade' (or 'set-null').`,
+            },
           );
         }
         // Through the data layer, record by record: their hooks run and each emits its own event.

@@ -1,3 +1,5 @@
+import type { Mode } from './mode.js';
+
 /**
  * The catalogue of every error Berth answers with. Each code has its HTTP
  * status, a short title and a hint that tells the user what to do next.
@@ -186,6 +188,12 @@ export interface FieldError {
  * An error that Berth turns into a problem+json response, with the status,
  * title and hint of its code; `hint` replaces the code's own for this throw.
  * A code nothing declared answers 500 and says so (it never crashes).
+ *
+ * Two kinds of hint: `hint` is for whoever sent the request (what to send
+ * instead, when to retry) and is always answered; `developerHint` is for
+ * whoever wrote or runs the app (how to change a declaration, what to check
+ * in the server's settings): it goes to the log, and into the answer only in
+ * debug mode, never in release mode.
  */
 export class BerthError extends Error {
   readonly code: ErrorCode;
@@ -194,11 +202,19 @@ export class BerthError extends Error {
   readonly headers: Record<string, string> | undefined;
   /** What to do next, when this throw knows better than the code's usual hint. */
   readonly hint: string | undefined;
+  /** How the app's code or settings could avoid this: logged; answered in debug mode only. */
+  readonly developerHint: string | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown; hint?: string } = {},
+    options: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+      hint?: string;
+      developerHint?: string;
+    } = {},
   ) {
     const entry = registry.get(code);
     super(detail ?? entry?.title ?? code, { cause: options.cause });
@@ -208,6 +224,7 @@ export class BerthError extends Error {
     this.errors = options.errors;
     this.headers = options.headers;
     this.hint = options.hint;
+    this.developerHint = options.developerHint;
   }
 }
 
@@ -219,6 +236,8 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   hint: string;
+  /** How the app's code or settings could avoid this: in debug mode only (see `BerthError`). */
+  developerHint?: string;
   requestId?: string;
   errors?: FieldError[];
   stack?: string;
@@ -235,13 +254,13 @@ const typeOf = (code: string): string =>
 export function problemFor(
   code: ErrorCode,
   detail: string,
-  extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack' | 'hint'>> = {},
+  extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack' | 'hint' | 'developerHint'>> = {},
 ): Problem {
   const entry = registry.get(code);
   if (!entry) {
     return {
       ...problemFor('BERTH_INTERNAL', `${detail} (the error code ${code} is not declared)`, extra),
-      hint: `Declare ${code} with defineErrors({ ${code}: { status, title, hint } }) or in the module's errors.`,
+      developerHint: `Declare ${code} with defineErrors({ ${code}: { status, title, hint } }) or in the module's errors.`,
     };
   }
   return {
@@ -254,6 +273,16 @@ export function problemFor(
     ...extra,
   };
 }
+
+/**
+ * The problem as a mode answers it: release mode drops the developer hint
+ * (the log has it), debug mode keeps it.
+ */
+export const problemForMode = (problem: Problem, mode: Mode): Problem => {
+  if (mode === 'debug' || problem.developerHint === undefined) return problem;
+  const { developerHint: _dropped, ...answered } = problem;
+  return answered;
+};
 
 /** Serialises a problem as an `application/problem+json` response. */
 export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {

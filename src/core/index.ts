@@ -70,6 +70,7 @@ export {
   errorCatalogue,
   errorEntry,
   problemFor,
+  problemForMode,
   problemResponse,
   type BerthErrorCode,
   type ErrorCode,

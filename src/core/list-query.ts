@@ -210,6 +210,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The collection's aliases for an unknown filter's message: ` or yearFrom (year[gte]), yearTo (year[lte])`. */
+const aliasList = (collection: CollectionDefinition): string => {
+  const aliases = Object.entries(collection.aliases);
+  return aliases.length ? `, or ${aliases.map(([alias, target]) => `${alias} (${target})`).join(', ')}` : '';
+};
+
 /**
  * Reads the query string of `GET /<collection>`: equality by field
  * (`?done=false`), operators in brackets (`?year[gte]=1960`), free text
@@ -280,7 +286,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     if (!match || !field) {
       fail(
         given,
-        `${collection.name} has no field "${match?.[1] ?? given}": filter by ${[...fields.keys()].join(', ')} (or use q, sort, limit, offset, cursor, total)`,
+        `${collection.name} has no field "${match?.[1] ?? given}": filter by ${[...fields.keys()].join(', ')}${aliasList(collection)} (or use q, sort, limit, offset, cursor, total)`,
       );
       continue;
     }

@@ -157,6 +157,10 @@ const problemSchema = () => ({
     detail: { type: 'string' },
     code: { type: 'string', enum: [...declaredErrors().keys()] },
     hint: { type: 'string', description: 'What to do next.' },
+    developerHint: {
+      type: 'string',
+      description: 'How the app’s code or settings could avoid this (debug mode only).',
+    },
     requestId: { type: 'string' },
     errors: {
       type: 'array',

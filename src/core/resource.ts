@@ -214,6 +214,7 @@ async function asBody<T>(write: Promise<T>): Promise<T> {
         errors: error.errors.map((each) => ({ ...each, path: `body.${each.path}` })),
         ...(error.headers ? { headers: error.headers } : {}),
         ...(error.hint ? { hint: error.hint } : {}),
+        ...(error.developerHint ? { developerHint: error.developerHint } : {}),
         cause: error,
       });
     }
@@ -403,7 +404,7 @@ export function resourceRoutes(
                 'BERTH_FORBIDDEN',
                 `this caller may not create ${name}: only ${ownership.collection} own them, and this caller (via ${caller.via}) is not one of them`,
                 {
-                  hint: `Records owned by callers of another authenticator need an owner field of plain text: ${owner}: field.text({ readOnly: true }).`,
+                  developerHint: `Records owned by callers of another authenticator need an owner field of plain text: ${owner}: field.text({ readOnly: true }).`,
                 },
               );
             }

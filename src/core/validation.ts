@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { BerthError, type FieldError } from './errors.js';
+import { BerthError } from './errors.js';
+import { fieldErrors } from './field-errors.js';
 
 /** Parses one part of a request with its schema; a failure is a 422 listing every field. */
 export function validate<S extends z.ZodType>(
@@ -9,10 +10,7 @@ export function validate<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({
-    path: [where, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
+  const errors = fieldErrors(result.error.issues, [where]);
   throw new BerthError(
     'BERTH_VALIDATION_FAILED',
     `${errors.length} field${errors.length === 1 ? '' : 's'} of the ${where} failed validation`,

@@ -147,7 +147,7 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       [{ name: 'x', kind: 'car' }, 'kind'],
       [{ name: 'x', made: '2024-02-30' }, 'made'],
       [{ name: 'x', seen: 'yesterday' }, 'seen'],
-      [{ name: 'x', colour: 'red' }, '(record)'],
+      [{ name: 'x', colour: 'red' }, 'colour'],
     ];
     for (const [values, path] of cases) {
       const error = await rejection(repo.create(values as never));

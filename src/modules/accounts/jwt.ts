@@ -79,7 +79,8 @@ export function jwtAuthenticator(options: JwtOptions): Authenticator {
         if (error instanceof ProviderOutage) {
           throw new BerthError('BERTH_UNAVAILABLE', 'the identity provider’s keys cannot be fetched', {
             cause: error.cause,
-            hint: `Check that ${String(options.jwksUrl)} answers 200 with a key set from this server; then try again.`,
+            // The provider's address is the app's setting: the log says what to check, the client retries.
+            developerHint: `Check that ${String(options.jwksUrl)} answers 200 with a key set from this server; then try again.`,
           });
         }
         return null;
