@@ -162,8 +162,7 @@ describe('books module', () => {
     expect(invalid.status).toBe(422);
     const problem = (await invalid.json()) as { errors: Array<{ path: string; message: string }> };
     const paths = problem.errors.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['body.title', 'body.author', 'body.year']));
-    expect(problem.errors.some((e) => e.message.includes('colour'))).toBe(true);
+    expect(paths).toEqual(expect.arrayContaining(['body.title', 'body.author', 'body.year', 'body.colour']));
   });
 
   it('an empty PATCH says which fields it takes', async () => {
