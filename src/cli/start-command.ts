@@ -4,7 +4,6 @@ import { SettingError } from '../node/setting-error.js';
 import { failWorkerStart, isClusterWorker, settingsFromPrimary } from '../node/cluster-worker.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
 import { startServer } from '../node/start.js';
-import { limitYoungGeneration } from '../node/young-generation.js';
 import { recordStartFailure } from '../node/start-failure.js';
 import { exitCodes } from './exit-codes.js';
 import type { startCluster } from '../node/cluster-primary.js';
@@ -86,9 +85,6 @@ export function addStartCommand(program: Command, app: App): void {
         if (worker) await failWorkerStart(reasonOf(error), exitCodes.failure);
         throw error;
       }
-      // This process is Berth's own: its memory is sized here (a program calling startServer keeps its own).
-      const serving = 'settings' in server ? server.settings : settings;
-      if (serving) limitYoungGeneration(serving.youngGeneration.value);
       for (const signal of pending.splice(0)) onSignal(signal);
     });
 }

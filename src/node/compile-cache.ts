@@ -6,7 +6,6 @@ import v8 from 'node:v8';
 import { Script, constants } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { ensurePrivateDir, writePrivateFile } from './private-files.js';
-import { beforeV8FlagsChange } from './v8-flags.js';
 
 /**
  * A file's compiled code at load: read from the cache; refused by V8 (another
@@ -174,9 +173,7 @@ export interface LoadedWithCompileCache {
  * every time, then each function again on its first call. The code is
  * written a few seconds after the start (`writeDelay`), so it holds what the
  * start and its first requests compiled (with what the cache it started from
- * held); a process that ends sooner writes nothing. Berth's own change of a
- * V8 flag at run time (young-generation.ts) writes it at once instead, as V8
- * refuses code cached under other flags than a start's. Each entry carries
+ * held); a process that ends sooner writes nothing. Each entry carries
  * the CRC-32 of the text it was compiled from and is used only for that
  * text (V8 itself checks only the length), so a rebuilt or upgraded Berth
  * never runs old code; writing removes the entries of files that are gone,
@@ -199,7 +196,7 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
   const pending: Array<{ script: Script; name: string; checksum: number }> = [];
   let timer: NodeJS.Timeout | undefined;
   // V8 stamps cached code with a hash of its flags and a start refuses code stamped with others: nothing
-  // is written once any flag changed, and Berth's own change (young-generation.ts) writes just before it.
+  // is written once any flag changed (a program may change one; Berth itself changes none).
   const flags = v8.cachedDataVersionTag();
   const write = (): void => {
     if (pending.length === 0 || v8.cachedDataVersionTag() !== flags) return;
@@ -238,8 +235,6 @@ export function requireWithCompileCache(entry: string, options: CompileCacheOpti
       // An unwritable cache: the next start compiles again, nothing else changes.
     }
   };
-
-  beforeV8FlagsChange(write);
 
   // The loader of `.cjs` files (Node's own for `.js` until then), for this folder's files only: it reads
   // the file itself, so the text compiled and the checksum stored with its code come from the same bytes.

@@ -350,17 +350,6 @@ export const settingTable = {
     description:
       'write one log line per request (method, path, status, duration, request id); off, errors and warnings are still logged',
   }),
-  youngGeneration: setting<number>({
-    label: 'young generation limit',
-    variable: 'BERTH_YOUNG_GENERATION',
-    key: 'youngGeneration',
-    config: z.number().int().min(0),
-    fallback: 16,
-    parse: wholeNumber(0, 'young generation limit (MiB)'),
-    live: false,
-    description:
-      'the size, in MiB, at which V8’s young generation stops growing (at least what the start reached); under load V8 would double it to 32 MiB and keep it. 0: V8’s own sizing',
-  }),
   logProbes: setting<boolean>({
     label: 'log probes',
     variable: 'BERTH_LOG_PROBES',
