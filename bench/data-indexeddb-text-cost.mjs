@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { root } from '../scripts/lib/berth-in-chromium.mjs';
+import { chromiumOptions, root } from '../scripts/lib/berth-in-chromium.mjs';
 import { median, table } from './lib.mjs';
 
 // localhost: a secure context, which navigator.storage needs; every request is answered from memory.
@@ -120,19 +120,7 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.ceil((p
 export async function benchTextCost({ records = 100_000, rounds = 200 } = {}) {
   const script = readFileSync(join(root, 'dist', 'browser', 'berth-browser.js'), 'utf8');
   const profile = mkdtempSync(join(tmpdir(), 'berth-idb-text-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const context = await chromium.launchPersistentContext(profile, chromiumOptions);
   try {
     await context.route(`${origin}/**`, (route) =>
       new URL(route.request().url()).pathname === '/berth-browser.js'

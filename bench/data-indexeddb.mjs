@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { launchChromium, root } from '../scripts/lib/berth-in-chromium.mjs';
 import { median, table } from './lib.mjs';
 import { handWrittenQueries } from './data-indexeddb-raw.mjs';
+import { random, words } from './synthetic-text.mjs';
 
 const handWritten = handWrittenQueries.toString();
 
@@ -45,22 +46,6 @@ window.migrated = driver
   .then(() => ({ took: performance.now() - started, steps }));
 </script>`;
 
-/** A deterministic stream of numbers in [0, 1). */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const syllables = 'ka lo mi ra ve to su ne pa ri do fe la mo ti ga be zu ho wi'.split(' ');
-const words = Array.from({ length: 4000 }, (_, i) =>
-  [i % 20, Math.floor(i / 20) % 20, Math.floor(i / 400) % 20].map((s) => syllables[s]).join(''),
-);
 /** Words the shapes look for: in about one name in fifty, in one in a hundred, and in none. */
 export const idbWords = { common: 'history', contains: 'martin', none: 'zqxjvw' };
 const base = Date.UTC(2025, 0, 1);

@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { benchDataIndexedDb } from './data-indexeddb.mjs';
 import { freePort, inRoundOrder, median, startOnFreePort, startPinned, table } from './lib.mjs';
+import { random, words } from './synthetic-text.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rows = Number(process.env.BENCH_DATA_ROWS ?? 1_000_000);
@@ -32,23 +33,6 @@ const layout = 1; // bumped when the seeded data changes
 
 // ---- the data ---------------------------------------------------------------
 
-/** A deterministic stream of numbers in [0, 1). */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const syllables = 'ka lo mi ra ve to su ne pa ri do fe la mo ti ga be zu ho wi'.split(' ');
-/** 4,000 made-up words, then a few real ones with the frequencies the shapes rely on. */
-const words = Array.from({ length: 4000 }, (_, i) =>
-  [i % 20, Math.floor(i / 20) % 20, Math.floor(i / 400) % 20].map((s) => syllables[s]).join(''),
-);
 /** Common in titles (about one in twenty), a name in one author in a hundred. */
 export const dataWords = { common: 'history', author: 'martin', none: 'zqxjvw' };
 
