@@ -347,8 +347,7 @@ export async function benchData() {
   // The clients run here, on CPU 1, beside servers pinned to CPU 0.
   execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const sqlite = await sqliteData();
-  const { createRequire } = await import('node:module');
-  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const { default: Database } = await import('../dist/storage/sqlite-driver.js');
   const db = new Database(sqlite.file, { readonly: true });
   try {
     await benchEngine('SQLite', { cwd: sqlite.dir, vars: {} }, { BENCH_DB: sqlite.file }, async (sql) =>

@@ -11,7 +11,7 @@ import { defineConfig } from 'rolldown';
  * with createRequire, which a bundler does not follow).
  */
 const fromNodeModules =
-  /^(?:better-sqlite3|socket\.io|socket\.io-adapter|socket\.io-parser|engine\.io|ws|@socket\.io\/|pg|ioredis|prom-client|pino-pretty)(?:\/|$)/;
+  /^(?:better-sqlite3(?:-node20)?|socket\.io|socket\.io-adapter|socket\.io-parser|engine\.io|ws|@socket\.io\/|pg|ioredis|prom-client|pino-pretty)(?:\/|$)/;
 const builtins = new Set(builtinModules);
 
 // The `berth` command as a few files instead of some 400 modules: Berth's

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';

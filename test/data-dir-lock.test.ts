@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, run, startBinary, tempDir, type RunningProcess } from './helpers/processes.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { laneOf } from '../src/storage/sqlite.js';

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../src/core/index.js';
 import { progressLines } from '../src/node/backups.js';

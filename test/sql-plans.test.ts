@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { EventBus, createDataStore, type StorageDriver } from '../src/core/index.js';

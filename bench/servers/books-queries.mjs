@@ -1,7 +1,7 @@
 // The books queries every baseline answers, as Berth runs them: the page
 // size inlined (one cached statement per size), the id last in the order,
 // the total alongside. Same driver, same file.
-import Database from 'better-sqlite3';
+import Database from '../../dist/storage/sqlite-driver.js';
 
 const db = new Database(process.env.BENCH_DB, { readonly: true });
 const columns = db

@@ -16,7 +16,7 @@ const columns = {
 /** The engine: `all(sql, params)` and `one(sql, params)`, and its placeholders. */
 async function engine() {
   if (process.env.BENCH_DB) {
-    const Database = require('better-sqlite3');
+    const { default: Database } = await import('../../dist/storage/sqlite-driver.js');
     const db = new Database(process.env.BENCH_DB);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

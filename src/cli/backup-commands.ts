@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import type { Command } from 'commander';
 import type { App } from '../core/index.js';
 import {

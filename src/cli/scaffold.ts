@@ -193,7 +193,7 @@ const files = (dir: string, name: string, berthPath: string, ts: boolean): Recor
           test: 'npm run build && node --test dist/test/',
         }
       : { start: `node bin/${name} start`, test: 'node --test test/' },
-    engines: { node: '>=20.19' },
+    engines: { node: '^20.19.0 || ^22.12.0 || ^24.0.0' },
     dependencies: { berth: `file:${berthPath}` },
     // npm 11 warns of install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
     // installed from its sources; npm names a file: dependency by its path from the project, as

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/index.js';
 import { onlineBackup } from '../storage/sqlite.js';
 import { durationText } from './setting-table.js';

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../storage/sqlite-driver.js';
 import { ensurePrivateDir } from './private-files.js';
 import { readServerState } from './server-state.js';
 import { SettingError } from './setting-error.js';

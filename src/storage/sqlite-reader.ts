@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { sqliteDriverPath } from './sqlite-driver.js';
 import { Worker } from 'node:worker_threads';
 import { BerthError } from '../core/index.js';
 import type { SqlRow } from './sql/sql-connection.js';
@@ -110,7 +110,7 @@ export class SqliteReader {
     if (this.#worker) return this.#worker;
     const worker = new Worker(`(${readerThread.toString()})()`, {
       eval: true,
-      workerData: { file: this.#file, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+      workerData: { file: this.#file, driver: sqliteDriverPath },
     });
     worker.unref();
     worker.on(

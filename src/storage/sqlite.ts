@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from './sqlite-driver.js';
 import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
