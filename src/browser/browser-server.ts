@@ -2,6 +2,7 @@ import {
   createApp,
   EventBus,
   resolveModuleSettings,
+  moduleSettingEntries,
   silentLogger,
   type Logger,
   type ModuleDefinition,
@@ -107,7 +108,13 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     bodyLimit: 1024 * 1024,
     adminAccess: 'open',
     settings,
-    runtime: { runtime: 'browser', mode: 'release', modeSource: 'in-page', startedAt: Date.now() },
+    runtime: {
+      runtime: 'browser',
+      mode: 'release',
+      modeSource: 'in-page',
+      startedAt: Date.now(),
+      settings: moduleSettingEntries(app.settings, settings),
+    },
   });
   const origin = typeof location === 'object' ? location.origin : 'http://localhost';
   const prefixes = app.routes.map(({ route }) => route.path.replace(/\/:.*$|\/\*$/, '') || '/');

@@ -135,11 +135,55 @@ export interface App {
    * const response = await app.request('/notes', { method: 'POST', headers: { authorization: `Bearer ${testAdminToken}`, 'content-type': 'application/json' }, body: '{"title":"x"}' })
    */
   request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /**
+   * A client for tests with an instance of its own (its own database in
+   * memory): settings resolved as `berth start` resolves them (the config
+   * file, the environment, `.env`), then `settings` over them.
+   *
+   * @example
+   * const client = app.testClient({ settings: { tracker: { maxTasksPerProject: 1 } } })
+   * const response = await client.request('/tasks')
+   */
+  testClient(options?: TestClientOptions): TestClient;
+}
+
+/** What a test client changes: modules' settings by module name, over what the files and the environment say. */
+export interface TestClientOptions {
+  settings?: Record<string, Record<string, unknown>>;
+}
+
+/** Answers requests in process, as `app.request` does, from its own instance. */
+export interface TestClient {
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 
 /** How `app.request` runs an app: set by a runtime (the Node entry: SQLite in memory). */
-export type TestRuntime = (app: App) => Promise<AppInstance>;
+export type TestRuntime = (app: App, options?: TestClientOptions) => Promise<AppInstance>;
 let testRuntime: TestRuntime | undefined;
+
+function testInstance(app: App, options?: TestClientOptions): Promise<AppInstance> {
+  if (!testRuntime) {
+    return Promise.reject(
+      new Error('app.request needs a runtime: import it from "berth" (Node) or "berth/browser"'),
+    );
+  }
+  return testRuntime(app, options);
+}
+
+async function testRequest(
+  instance: Promise<AppInstance>,
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> {
+  const request =
+    input instanceof Request
+      ? new Request(input, init)
+      : new Request(
+          typeof input === 'string' && input.startsWith('/') ? `http://localhost${input}` : input,
+          init,
+        );
+  return (await instance).fetch(request);
+}
 
 /** Lets a runtime answer `app.request` (the Node entry does this on import). */
 export function setTestRuntime(runtime: TestRuntime): void {
@@ -316,19 +360,14 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
           ? { ...services, uiAssets: options.ui.assets }
           : services,
       ),
-    async request(input, init) {
-      if (!testRuntime) {
-        throw new Error('app.request needs a runtime: import it from "berth" (Node) or "berth/browser"');
-      }
-      const instance = await (tested ??= testRuntime(app));
-      const request =
-        input instanceof Request
-          ? new Request(input, init)
-          : new Request(
-              typeof input === 'string' && input.startsWith('/') ? `http://localhost${input}` : input,
-              init,
-            );
-      return instance.fetch(request);
+    request(input, init) {
+      return testRequest((tested ??= testInstance(app)), input, init);
+    },
+    testClient(options) {
+      let instance: Promise<AppInstance> | undefined;
+      return {
+        request: (input, init) => testRequest((instance ??= testInstance(app, options)), input, init),
+      };
     },
   };
   madeModules.set(app, parts);

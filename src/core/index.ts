@@ -15,6 +15,8 @@ export {
   type AppOptions,
   type RegisteredRoute,
   type TestRuntime,
+  type TestClient,
+  type TestClientOptions,
   type Topic,
   type UiOption,
 } from './app.js';
@@ -53,6 +55,7 @@ export {
   type BatchLimits,
   type RequestLogEntry,
   type RuntimeInfo,
+  type SettingEntry,
   type Lifecycle,
   type MetricsEndpoint,
   type RouteDocs,
@@ -159,6 +162,7 @@ export {
 export {
   defineSettings,
   resolveModuleSettings,
+  moduleSettingEntries,
   type ModuleSettings,
   type ModuleSettingSpec,
   type ResolvedSettings,

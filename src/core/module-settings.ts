@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppServices } from './route.js';
+import type { AppServices, SettingEntry } from './route.js';
 
 /** One setting of a module: its schema, its default, and the variable that may set it. */
 export interface ModuleSettingSpec<T> {
@@ -10,6 +10,8 @@ export interface ModuleSettingSpec<T> {
   description?: string;
   /** Only a restart applies a new value (a reload keeps the running one and says so). */
   restart?: boolean;
+  /** Never shown: the start log, `/admin/overview` and the reload's log say only whether it is set. */
+  secret?: boolean;
 }
 
 type SettingSpecs = Record<string, ModuleSettingSpec<unknown>>;
@@ -122,4 +124,28 @@ export function resolveModuleSettings(
     resolved.sources[key] = source;
   }
   return { resolved, problems };
+}
+
+/**
+ * The modules' settings as the start log and `/admin/overview` list them:
+ * each value (a secret's only as set or unset) and its source.
+ */
+export function moduleSettingEntries(
+  declared: readonly ModuleSettings[],
+  resolved: ReadonlyMap<string, ResolvedSettings>,
+): SettingEntry[] {
+  return declared.flatMap((settings) =>
+    Object.entries(settings.specs).map(([key, spec]) => {
+      const values = resolved.get(settings.module);
+      const value = values ? values.values[key] : spec.default;
+      return {
+        module: settings.module,
+        setting: `${settings.module}.${key}`,
+        value: spec.secret || value === undefined ? null : value,
+        secret: spec.secret === true && value !== undefined,
+        source: values?.sources[key] ?? 'the default',
+        reload: !spec.restart,
+      };
+    }),
+  );
 }

@@ -43,6 +43,23 @@ export interface RuntimeInfo {
   startedAt: number;
   /** More facts the runtime wants shown (data directory, pid, ...). */
   details?: Record<string, string | number>;
+  /** Every setting it runs with, Berth's and each module's (as the start log lists them). */
+  settings?: SettingEntry[];
+}
+
+/** One setting as the start log and `/admin/overview` show it. */
+export interface SettingEntry {
+  /** `berth`, or the module that declared it. */
+  module: string;
+  /** What the user calls it: `port`, `DATABASE_URL`, `tracker.maxTasksPerProject`. */
+  setting: string;
+  /** The value; null when unset, and for a secret that is set (`secret` says so). */
+  value: unknown;
+  secret: boolean;
+  /** Where the value came from: `PORT in .env`, `"port" in /srv/app/berth.config.json`, `the default`. */
+  source: string;
+  /** A reload applies a new value (otherwise only a restart does). */
+  reload: boolean;
 }
 
 /** What the runtime hands to every request: storage, logger, events and settings. */

@@ -1,10 +1,11 @@
-import { EventBus, type App, type ResolvedSettings, type Storage } from '../core/index.js';
+import { EventBus, type App, type Storage } from '../core/index.js';
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
 import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';
 import { worldReadableEnvFile } from './env-file.js';
 import { createLogger, type NodeLogger, type NodeLogging } from './logger.js';
-import { resolveAppModuleSettings } from './module-settings.js';
+import { withModuleSettings } from './module-settings.js';
+import { logSettings, settingReport } from './setting-report.js';
 import { openStorage } from './open-storage.js';
 import { logRoutes } from './route-log.js';
 import { settingTable, type SettingName } from './setting-table.js';
@@ -19,8 +20,8 @@ export interface BootOptions {
   inputs?: SettingInputs;
   /** Make and show a new admin token when there is none (a terminal); a cluster worker never does. */
   showNewToken: boolean;
-  /** Log the route table (not in a cluster worker: its primary did). */
-  logRoutes: boolean;
+  /** Log every setting and the route table (not in a cluster worker: its primary did). */
+  logTables: boolean;
   /**
    * This process answers for the server as a whole (a single process, or a
    * `--workers` primary, not a worker): it holds the data directory's lock
@@ -40,7 +41,6 @@ export interface Booted extends NodeLogging {
   events: EventBus;
   storage: Storage;
   token: AdminToken;
-  moduleSettings: Map<string, ResolvedSettings>;
   /** The data directory's lock, released by whoever stops the server last. */
   dataDirLock: DataDirLock | undefined;
 }
@@ -72,16 +72,19 @@ function warnOnReadableSecrets(logger: NodeLogger, settings: Settings): void {
  * failure storage is closed and the lock released again.
  */
 export async function boot(configured: App, options: BootOptions): Promise<Booted> {
+  // Berth's settings and the modules': a module's setting that does not parse stops a start or a reload.
   const resolve = (inputs?: SettingInputs): Settings =>
-    resolveSettings({
-      cwd: options.cwd ?? process.cwd(),
-      flags: options.flags ?? {},
-      processEnv: options.env ?? process.env,
-      app: configured,
-      ...(inputs ? { inputs } : {}),
-    });
+    withModuleSettings(
+      configured,
+      resolveSettings({
+        cwd: options.cwd ?? process.cwd(),
+        flags: options.flags ?? {},
+        processEnv: options.env ?? process.env,
+        app: configured,
+        ...(inputs ? { inputs } : {}),
+      }),
+    );
   const settings = resolve(options.inputs);
-  const moduleSettings = resolveAppModuleSettings(configured, settings);
   const realtimePath = realtimePathOf(configured, settings.realtimePath.value);
   const app = withBerthModules(configured, { realtimePath, metrics: settings.metrics.value });
   const mode = settings.mode.value;
@@ -95,6 +98,8 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   } else {
     logger.info({ mode, source: settings.mode.source }, 'release mode');
   }
+  // Every setting and where it came from, once per server (a --workers worker's primary logged them).
+  if (options.logTables) logSettings(logger, settingReport(settings));
   if (options.primary) warnOnReadableSecrets(logger, settings);
   // Before storage opens: a second server on the directory changes nothing.
   const dataDirLock = options.primary ? lockDataDirForServer(settings.dataDir.value) : undefined;
@@ -118,7 +123,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       create: options.showNewToken,
     });
     announceToken(logger, token, app.name, settings.cwd);
-    if (options.logRoutes) logRoutes(logger, app.routes);
+    if (options.logTables) logRoutes(logger, app.routes);
     return {
       ...logging,
       app,
@@ -128,7 +133,6 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       events,
       storage,
       token,
-      moduleSettings,
       dataDirLock,
     };
   } catch (error) {

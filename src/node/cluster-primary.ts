@@ -8,7 +8,6 @@ import { createBalancer } from './cluster-balancer.js';
 import { listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
 import { answerMetricsForWorkers } from './metrics.js';
-import { resolveAppModuleSettings } from './module-settings.js';
 import { retireGrace, summarize } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { SettingError } from './setting-error.js';
@@ -117,7 +116,7 @@ export async function startCluster(
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
     showNewToken: process.stdout.isTTY === true,
-    logRoutes: true,
+    logTables: true,
     // The data directory's lock is held here for the whole cluster: workers come and go.
     primary: true,
   });
@@ -268,7 +267,6 @@ export async function startCluster(
     try {
       // The workers read the same files: what does not parse here would not start there.
       next = booted.resolve();
-      resolveAppModuleSettings(booted.app, next);
     } catch (error) {
       return outcome(false, `reload failed, keeping the running workers: ${(error as Error).message}`);
     }

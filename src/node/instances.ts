@@ -4,7 +4,6 @@ import {
   type AppInstance,
   type RateLimiter,
   type RequestLogEntry,
-  type ResolvedSettings,
   type RuntimeInfo,
 } from '../core/index.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
@@ -14,7 +13,7 @@ import { serverBackups } from './backups.js';
 import { isClusterWorker } from './cluster-worker.js';
 import { createNodeMetrics } from './metrics.js';
 import type { Booted } from './boot.js';
-import { reloadModuleSettings, resolveAppModuleSettings } from './module-settings.js';
+import { settingReport } from './setting-report.js';
 import { redisRateLimiter } from './redis-rate-limiter.js';
 import { serviceReport } from './service-report.js';
 import type { Settings } from './settings.js';
@@ -73,23 +72,11 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
   // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
   const redis = settings.redisUrl.value ? redisRateLimiter(settings.redisUrl.value, logger) : undefined;
   const rateLimiter: RateLimiter = redis ?? memoryRateLimiter();
-  let moduleSettings: ReadonlyMap<string, ResolvedSettings> = booted.moduleSettings;
   const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
     metricsToken = current.metricsToken.value;
     logProbes = current.logProbes.value;
     requestLog = current.requestLog.value;
-    if (current !== settings) {
-      const reloaded = reloadModuleSettings(app, moduleSettings, resolveAppModuleSettings(app, current));
-      moduleSettings = reloaded.settings;
-      for (const { setting, live } of reloaded.changed) {
-        if (live) logger.info({ setting }, `reload: applied ${setting}`);
-        else
-          logger.warn(
-            { setting },
-            `${setting} changed: restart the server to apply it; the reload keeps the running value`,
-          );
-      }
-    }
+    runtime.settings = settingReport(current);
     return createAppInstance(
       app,
       {
@@ -105,7 +92,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
           maxRequests: current.batchMaxRequests.value,
           maxResponseBytes: current.batchMaxResponseBytes.value,
         },
-        settings: moduleSettings,
+        settings: current.modules.resolved,
         rateLimiter,
         writeLimit: current.writeLimit.value,
         clientAddress: current.trustProxy.value ? forwardedAddress : socketAddress,

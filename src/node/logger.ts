@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import pino from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { Mode, RequestLogEntry } from '../core/index.js';
+import { shownSetting } from './setting-report.js';
 
 export type NodeLogger = pino.Logger;
 
@@ -22,6 +23,9 @@ function readable(line: Line, messageKey: string): string {
     return `${line.method} ${line.path} → ${line.status} in ${line.durationMs} ms [${line.requestId}]`;
   }
   if (message === 'route') return `route ${String(line.method).padEnd(7)} ${line.path}`;
+  if (message === 'setting') {
+    return `setting ${line.setting} = ${shownSetting(line as { value: unknown; secret: boolean })} (${line.source})`;
+  }
   const text = line.requestId ? `${message} [${line.requestId}]` : message;
   const error = line.err as { stack?: string; message?: string } | undefined;
   return error ? `${text}\n${error.stack ?? error.message}` : text;

@@ -8,7 +8,10 @@ import type { Settings } from './settings.js';
  * then the default. All problems are said in one error, each naming where
  * the value came from.
  */
-export function resolveAppModuleSettings(app: App, settings: Settings): Map<string, ResolvedSettings> {
+export function resolveAppModuleSettings(
+  app: Pick<App, 'settings'>,
+  settings: Settings,
+): Map<string, ResolvedSettings> {
   const resolved = new Map<string, ResolvedSettings>();
   const problems: string[] = [];
   const { config } = settings;
@@ -35,25 +38,13 @@ export function resolveAppModuleSettings(app: App, settings: Settings): Map<stri
   return resolved;
 }
 
-/** Module settings a reload cannot apply (declared `restart`), kept at their running value, and named. */
-export function reloadModuleSettings(
-  app: App,
-  running: ReadonlyMap<string, ResolvedSettings>,
-  next: Map<string, ResolvedSettings>,
-): { settings: Map<string, ResolvedSettings>; changed: Array<{ setting: string; live: boolean }> } {
-  const changed: Array<{ setting: string; live: boolean }> = [];
-  for (const moduleSettings of app.settings) {
-    const before = running.get(moduleSettings.module);
-    const after = next.get(moduleSettings.module);
-    if (!before || !after) continue;
-    for (const [key, spec] of Object.entries(moduleSettings.specs)) {
-      if (JSON.stringify(before.values[key]) === JSON.stringify(after.values[key])) continue;
-      changed.push({ setting: `${moduleSettings.module}.${key}`, live: !spec.restart });
-      if (spec.restart) {
-        after.values[key] = before.values[key];
-        after.sources[key] = before.sources[key]!;
-      }
-    }
-  }
-  return { settings: next, changed };
+/**
+ * The settings with the app's module settings resolved into them (as
+ * `resolveAppModuleSettings`); throws a SettingError naming every problem.
+ */
+export function withModuleSettings(app: Pick<App, 'settings'>, settings: Settings): Settings {
+  return {
+    ...settings,
+    modules: { declared: app.settings, resolved: resolveAppModuleSettings(app, settings) },
+  };
 }

@@ -95,7 +95,9 @@ export function createReload(context: ReloadContext): () => Promise<ReloadOutcom
         `${change.setting} ${change.detail}: restart the server to apply it; the reload keeps the running value`,
       );
     }
-    const instance = context.instanceFor(next, token.hash);
+    // What the reload applies; a setting only a restart applies keeps its running value.
+    const applied = reloadedSettings(running, next);
+    const instance = context.instanceFor(applied, token.hash);
     // Port 0 ("any free port") again keeps the port it picked.
     const samePort = next.port.value === serving.port || next.port.value === running.port.value;
     if (samePort && next.host.value === running.host.value) {
@@ -122,7 +124,7 @@ export function createReload(context: ReloadContext): () => Promise<ReloadOutcom
       void drain.finally(() => context.draining.delete(drain));
     }
     serving.instance = instance;
-    serving.settings = reloadedSettings(running, next);
+    serving.settings = applied;
     serving.token = token;
     const summary = summarize(changes);
     logger.info({ changes: changes.map((change) => change.setting) }, `reload: ${summary}`);

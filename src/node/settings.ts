@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { App } from '../core/index.js';
+import type { App, ModuleSettings, ResolvedSettings } from '../core/index.js';
 import { loadConfigFile, type LoadedConfig } from './config-file.js';
 import { mergeEnvironment, readEnvFile, type Environment } from './env-file.js';
 import {
@@ -41,6 +41,14 @@ export interface Settings extends SettingValues {
   config: LoadedConfig;
   env: Environment;
   inputs: SettingInputs;
+  /** The modules' settings: what they declare and, once resolved (`withModuleSettings`), their values by module. */
+  modules: ModuleSettingValues;
+}
+
+/** The modules' declared settings and their resolved values, by module name. */
+export interface ModuleSettingValues {
+  declared: readonly ModuleSettings[];
+  resolved: Map<string, ResolvedSettings>;
 }
 
 /** Values an app sets in code (`createApp({ mode })`), below the config file. */
@@ -125,5 +133,6 @@ export function resolveSettings(options: {
     config,
     env,
     inputs: { dotenv, config },
+    modules: { declared: [], resolved: new Map() },
   };
 }

@@ -6,7 +6,6 @@ import { clientAddressOf } from './client-address.js';
 import { clusterAdapter, isClusterWorker, serveAsWorker } from './cluster-worker.js';
 import { HttpListener, listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';
-import { resolveAppModuleSettings } from './module-settings.js';
 import { createReload, retireGrace, type Serving } from './reload.js';
 import { removeServerState, writeServerState, type ReloadOutcome } from './server-state.js';
 import { realtimeSettingsOf } from './setting-table.js';
@@ -64,7 +63,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
   const booted = await boot(configured, {
     ...options,
     showNewToken: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
-    logRoutes: !worker,
+    logTables: !worker,
     // A worker serves under its primary's lock; the primary warned about its files.
     primary: !worker,
   });
@@ -198,11 +197,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
   const reload = createReload({
     serving,
     // A module's setting that does not parse fails the reload, as Berth's own do.
-    resolve: () => {
-      const next = booted.resolve();
-      resolveAppModuleSettings(app, next);
-      return next;
-    },
+    resolve: () => booted.resolve(),
     instanceFor,
     attach: (server) => realtime?.attach(server),
     logger,

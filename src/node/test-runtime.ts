@@ -5,48 +5,104 @@ import {
   type App,
   type AppInstance,
   type ResolvedSettings,
+  type TestClientOptions,
 } from '../core/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { openSqliteStorage } from '../storage/sqlite.js';
 import { createAppInstance } from './app-instance.js';
-import { resolveAppModuleSettings } from './module-settings.js';
-import { resolveSettings } from './settings.js';
+import { withModuleSettings } from './module-settings.js';
+import { SettingError } from './setting-error.js';
+import { settingReport } from './setting-report.js';
+import { resolveSettings, type Settings } from './settings.js';
 
 /** The admin token `app.request` accepts: tests send it as `Authorization: Bearer <testAdminToken>`. */
 export const testAdminToken = 'berth-test-admin-token-0000000000';
 
+const overrideSource = 'the test client’s settings';
+
+/** The test's settings over the resolved ones: each must be a declared setting and pass its schema. */
+function overridden(settings: Settings, overrides: TestClientOptions['settings'] = {}): Settings {
+  const resolved = new Map(settings.modules.resolved);
+  const problems: string[] = [];
+  for (const [module, values] of Object.entries(overrides)) {
+    const declared = settings.modules.declared.find((each) => each.module === module);
+    if (!declared) {
+      const modules = settings.modules.declared.map((each) => each.module);
+      problems.push(
+        `testClient({ settings }) names module "${module}", which declares no settings: ${modules.length ? `use ${modules.join(', ')}` : 'this app’s modules declare none'}`,
+      );
+      continue;
+    }
+    const running = resolved.get(module)!;
+    const next: ResolvedSettings = { values: { ...running.values }, sources: { ...running.sources } };
+    for (const [key, value] of Object.entries(values)) {
+      const spec = declared.specs[key];
+      if (!spec) {
+        problems.push(
+          `${module}.${key} is not a setting of module ${module}: use ${Object.keys(declared.specs).join(', ')}`,
+        );
+        continue;
+      }
+      const parsed = spec.schema.safeParse(value);
+      if (!parsed.success) {
+        problems.push(
+          `invalid ${module}.${key} ${JSON.stringify(value)} from ${overrideSource}: ${parsed.error.issues[0]!.message}`,
+        );
+        continue;
+      }
+      next.values[key] = parsed.data;
+      next.sources[key] = overrideSource;
+    }
+    resolved.set(module, next);
+  }
+  if (problems.length) throw new SettingError(problems.join('; '));
+  return { ...settings, modules: { declared: settings.modules.declared, resolved } };
+}
+
 /**
- * How `app.request` runs an app on Node: Berth's own modules added (no
- * realtime), SQLite in memory migrated and seeded, the modules' onStart
- * hooks run, their settings at their defaults (or from the environment
- * they name), the admin token `testAdminToken`.
+ * How `app.request` and `app.testClient` run an app on Node: Berth's own
+ * modules added (no realtime), SQLite in memory migrated and seeded, the
+ * modules' onStart hooks run, the admin token `testAdminToken`. Settings
+ * are resolved as `berth start` resolves them, from the working directory
+ * (flags aside): the config file, the environment and `.env`; a setting
+ * that does not parse fails the request as it would fail a start. A test
+ * client's own settings go over them.
  */
-export async function nodeTestRuntime(configured: App): Promise<AppInstance> {
+export async function nodeTestRuntime(
+  configured: App,
+  options: TestClientOptions = {},
+): Promise<AppInstance> {
   const app = withBerthModules(configured, { realtimePath: undefined });
+  const settings = overridden(
+    withModuleSettings(app, resolveSettings({ cwd: process.cwd(), flags: {}, processEnv: process.env, app })),
+    options.settings,
+  );
   const events = new EventBus();
   const storage = app.createStorage(openSqliteStorage(':memory:'), events);
   await storage.migrate(app.collections);
   for (const hook of app.hooks.onStart) await hook();
-  let settings: Map<string, ResolvedSettings>;
-  try {
-    settings = resolveAppModuleSettings(
-      app,
-      resolveSettings({ cwd: process.cwd(), flags: {}, processEnv: process.env, app }),
-    );
-  } catch {
-    settings = new Map();
-  }
+  const mode = settings.mode.value;
   return createAppInstance(
     app,
     {
       storage,
       events,
       logger: silentLogger,
-      mode: 'debug',
-      bodyLimit: 1024 * 1024,
+      mode,
+      bodyLimit: settings.bodyLimit.value,
+      batchLimits: {
+        maxRequests: settings.batchMaxRequests.value,
+        maxResponseBytes: settings.batchMaxResponseBytes.value,
+      },
       adminTokenHash: await hashToken(testAdminToken),
-      settings,
-      runtime: { runtime: 'test', mode: 'debug', modeSource: 'app.request', startedAt: Date.now() },
+      settings: settings.modules.resolved,
+      runtime: {
+        runtime: 'test',
+        mode,
+        modeSource: settings.mode.source,
+        startedAt: Date.now(),
+        settings: settingReport(settings),
+      },
     },
     { cwd: process.cwd(), dataDir: '/nonexistent-berth-test-data' },
   );

@@ -5,7 +5,7 @@ import { expectOfflineAndPrivate, logInAndWait, openAdmin, useChromium } from '.
 const browser = useChromium();
 
 describe('admin UI: overview, API reference, realtime, service', () => {
-  it('the overview shows the port, where it came from, the mode and the route table', async () => {
+  it('the overview shows the port, where it came from, the mode, every setting and the route table', async () => {
     const { page, server } = await openAdmin(await browser());
     await logInAndWait(page);
     const facts = await page.locator('dl.facts').textContent();
@@ -15,6 +15,10 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     const routes = await page.locator('table.routes').textContent();
     expect(routes).toContain('/books/:id');
     expect(routes).toMatch(/DELETE\/books\/:idbooksadmin token/);
+    const settings = await page.locator('table.settings').textContent();
+    expect(settings).toContain(`port0the environment variable PORTberthyes`);
+    expect(settings).toContain('admin tokenset, not shownthe environment variable BERTH_ADMIN_TOKENberth');
+    expect(settings).toContain('accounts.signup');
   });
 
   it('the API reference, from /docs, lists /books with its parameters and body', async () => {

@@ -36,6 +36,22 @@ const Overview = z.object({
   startedAt: z.number().describe('Epoch milliseconds'),
   uptimeSeconds: z.number(),
   details: z.record(z.string(), z.union([z.string(), z.number()])),
+  settings: z
+    .array(
+      z.object({
+        module: z.string().describe('`berth`, or the module that declared it'),
+        setting: z.string(),
+        value: z.unknown().describe('null when unset, and for a secret that is set'),
+        secret: z.boolean().describe('A secret that is set: its value is never shown'),
+        source: z
+          .string()
+          .describe(
+            'Where the value came from: a flag, a variable (and its file), the config file, the default',
+          ),
+        reload: z.boolean().describe('A reload applies a new value; otherwise only a restart does'),
+      }),
+    )
+    .describe('Every setting the server runs with, Berth’s and each module’s'),
   routes: z.array(RouteEntry),
 });
 
@@ -147,7 +163,8 @@ export function createAdminModule(
         path: '/admin/overview',
         auth: 'admin',
         summary: 'Server overview',
-        description: 'Version, mode, port and where it came from, uptime and the route table.',
+        description:
+          'Version, mode, port and where it came from, uptime, every setting with its value (secrets only as set) and its source, and the route table.',
         response: Overview,
         handler: ({ services }) => {
           const { name, version, routes } = app();
@@ -164,6 +181,7 @@ export function createAdminModule(
             startedAt,
             uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
             details: runtime?.details ?? {},
+            settings: runtime?.settings ?? [],
             routes: routes.map(({ module, route }) => ({
               method: route.method,
               path: route.path,

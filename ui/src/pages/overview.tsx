@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { Backups } from './backups.js';
 import { LoadCharts } from './load-charts.js';
 import { Failure, Loading, Scroll } from './shared.js';
+import type { SettingEntry } from '../../../src/core/route.js';
 
 interface Overview {
   name: string;
@@ -16,7 +17,15 @@ interface Overview {
   startedAt: number;
   uptimeSeconds: number;
   details: Record<string, string | number>;
+  settings: SettingEntry[];
   routes: Array<{ method: string; path: string; module: string; auth: string; summary: string }>;
+}
+
+/** A setting's value as the table shows it: a secret only as set, nothing as unset. */
+function SettingValue({ entry }: { entry: SettingEntry }) {
+  if (entry.secret) return <span class="badge">set, not shown</span>;
+  if (entry.value === null || entry.value === undefined) return <small>unset</small>;
+  return <code>{typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value)}</code>;
 }
 
 const uptime = (seconds: number): string => {
@@ -39,7 +48,7 @@ function useUptime(data: Overview | undefined): number {
   return (data?.uptimeSeconds ?? 0) + Math.max(0, Math.floor((now - receivedAt) / 1000));
 }
 
-/** What runs: version, mode, port and where it came from, uptime, and every route. */
+/** What runs: version, mode, port and where it came from, uptime, every setting and its source, and every route. */
 export function OverviewPage() {
   const [data, setData] = useState<Overview>();
   const [error, setError] = useState<Error>();
@@ -78,6 +87,33 @@ export function OverviewPage() {
       </dl>
       <LoadCharts />
       <Backups />
+      <h3>Settings ({data.settings.length})</h3>
+      <Scroll>
+        <table class="settings">
+          <thead>
+            <tr>
+              <th>Setting</th>
+              <th>Value</th>
+              <th>From</th>
+              <th>Module</th>
+              <th>A reload applies it</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.settings.map((entry) => (
+              <tr key={entry.setting}>
+                <td>{entry.setting}</td>
+                <td>
+                  <SettingValue entry={entry} />
+                </td>
+                <td>{entry.source}</td>
+                <td>{entry.module}</td>
+                <td>{entry.reload ? 'yes' : 'restart'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       <h3>Routes ({data.routes.length})</h3>
       <Scroll>
         <table class="routes">
