@@ -63,13 +63,14 @@ describe('berth new', () => {
       scripts: Record<string, string>;
     };
     expect(manifest.bin).toEqual({ 'my-api': 'bin/my-api' });
-    expect(manifest.scripts.test).toBe('node --test test/');
+    expect(manifest.scripts.test).toBe('berth test test');
     expect(statSync(join(dir, 'bin', 'my-api')).mode & 0o111).not.toBe(0);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('## Adding a collection');
 
     await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dir });
     const tested = await exec('npm', ['test'], { cwd: dir });
-    expect(tested.stdout).toMatch(/# pass 1/);
+    // TAP on Node.js 20, the spec reporter on 22 and later.
+    expect(tested.stdout).toMatch(/[#ℹ] pass 1\b/);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, version: '1.2.3' }, null, 2));
     const version = run(join(dir, 'bin', 'my-api'), ['--version'], { cwd: dir });
     await version.exited;
@@ -121,6 +122,10 @@ describe('berth new', () => {
     expect(Object.keys(docs.paths)).toEqual(
       expect.arrayContaining(['/notes', '/notes/{id}', '/notes-summary']),
     );
+    // With no test left (its folder gone too, as git keeps no empty folder), npm test passes and says so.
+    rmSync(join(dir, 'test'), { recursive: true });
+    const none = await exec('npm', ['test'], { cwd: dir });
+    expect(none.stdout).toContain('no test files in test: nothing to run');
   }, 90_000); // it runs the scaffold's own test in a child process: 20 s on a quiet machine
 
   it('scaffolds a TypeScript project with --ts: it compiles, its test passes, and it serves /notes', async () => {
@@ -149,7 +154,7 @@ describe('berth new', () => {
     expect((await fetch(`${server.url}/notes`)).status).toBe(401);
     expect((await fetch(`${server.url}/auth/me`)).status).toBe(401);
     const tested = await exec('npm', ['test'], { cwd: dir });
-    expect(tested.stdout).toMatch(/# pass 1/);
+    expect(tested.stdout).toMatch(/[#ℹ] pass 1\b/);
 
     // The user deletes the example module and its test and writes their own: the old test's
     // compiled copy must not run (it did, from a dist/ never emptied, and failed).
@@ -174,9 +179,13 @@ test('anonymous callers are asked to sign in', async () => {
 `,
     );
     const retested = await exec('npm', ['test'], { cwd: dir });
-    expect(retested.stdout).toMatch(/# pass 1\n/);
-    expect(retested.stdout).toMatch(/# fail 0\n/);
+    expect(retested.stdout).toMatch(/[#ℹ] pass 1\n/);
+    expect(retested.stdout).toMatch(/[#ℹ] fail 0\n/);
     expect(existsSync(join(dir, 'dist', 'test', 'notes.test.js'))).toBe(false);
+    // And with no test at all: the build makes no dist/test, and npm test passes, saying so.
+    rmSync(join(dir, 'test'), { recursive: true });
+    const none = await exec('npm', ['test'], { cwd: dir });
+    expect(none.stdout).toContain('no test files in dist/test: nothing to run');
   }, 240_000); // two npm tests and an install that builds Berth (its prepare): 2 min under load
 
   it('refuses a directory that is not empty and writes nothing', async () => {

@@ -11,6 +11,7 @@ import { addExportCommand } from './export-command.js';
 import { addImportCommand } from './import-command.js';
 import { addServiceCommand } from './service-command.js';
 import { addStartCommand } from './start-command.js';
+import { addTestCommand } from './test-command.js';
 import { addTokenCommand } from './token-command.js';
 
 export interface CliOptions {
@@ -60,6 +61,7 @@ export async function runCli(app: App, options: CliOptions = {}): Promise<void> 
   addRestoreCommand(program, app);
   addImportCommand(program, app);
   addExportCommand(program, app);
+  addTestCommand(program);
   options.extend?.(program);
   const override = (command: Command): void => {
     command.exitOverride();

@@ -121,7 +121,7 @@ An HTTP back end built on [Berth](${berthPath}).
 \`\`\`sh
 npm install
 npm start            # ${ts ? 'compiles (npm run build), then runs' : 'the same as'} ./bin/${name} start; serves on port 4500
-npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (node --test)
+npm test             # ${ts ? 'compiles, then runs' : 'runs'} the tests in test/ (berth test: node --test on each file)
 \`\`\`
 ${
   ts
@@ -190,9 +190,11 @@ const files = (dir: string, name: string, berthPath: string, ts: boolean): Recor
           build: 'npm run clean && tsc',
           prepare: 'npm run build',
           start: `npm run build && node bin/${name} start`,
-          test: 'npm run build && node --test dist/test/',
+          // `berth test` names each file to node --test (Node.js 20 takes folders, 22 and later patterns)
+          // and passes when there is none.
+          test: 'npm run build && berth test dist/test',
         }
-      : { start: `node bin/${name} start`, test: 'node --test test/' },
+      : { start: `node bin/${name} start`, test: 'berth test test' },
     engines: { node: '^20.19.0 || ^22.12.0 || ^24.0.0' },
     dependencies: { berth: `file:${berthPath}` },
     // npm 11 warns of install scripts not allowed here (npm 12 skips them): Berth's own (it builds when
