@@ -13,6 +13,8 @@ import {
   defineRoute,
   defineService,
   defineSettings,
+  accountsModule,
+  usersModule,
   field,
   routesWith,
   startServer,
@@ -248,3 +250,63 @@ describe('module settings', () => {
 
 /** A log destination that keeps nothing. */
 const devNull = (): NodeJS.WritableStream => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+describe('defineService', () => {
+  it('is made once per running app, from the app’s services, whoever calls: two users and the admin token', async () => {
+    const made: object[] = [];
+    const counter = defineService('made-counter', (services) => {
+      made.push(services);
+      return { uses: 0 };
+    });
+    const countingApp = createApp({
+      name: 'counting',
+      modules: [
+        usersModule,
+        accountsModule,
+        defineModule({
+          name: 'counting',
+          routes: [
+            defineRoute({
+              method: 'GET',
+              path: '/count',
+              auth: 'user',
+              summary: 'Uses the counter',
+              handler: ({ services }) => {
+                const uses = ++counter.of(services).uses;
+                return { made: made.length, uses };
+              },
+            }),
+          ],
+        }),
+      ],
+    });
+    const json = { 'content-type': 'application/json' };
+    const tokenOf = async (email: string): Promise<string> => {
+      const credentials = JSON.stringify({ email, password: 'a long enough password' });
+      expect(
+        (await countingApp.request('/auth/signup', { method: 'POST', headers: json, body: credentials }))
+          .status,
+      ).toBe(201);
+      const login = await countingApp.request('/auth/login', {
+        method: 'POST',
+        headers: json,
+        body: credentials,
+      });
+      return ((await login.json()) as { token: string }).token;
+    };
+    const tokens = [await tokenOf('ada@example.org'), await tokenOf('grace@example.org'), testAdminToken];
+    const answers = [];
+    for (let round = 0; round < 3; round++) {
+      for (const token of tokens) {
+        const response = await countingApp.request('/count', {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(response.status).toBe(200);
+        answers.push(await response.json());
+      }
+    }
+    expect(answers.map((answer) => (answer as { made: number }).made)).toEqual(Array(9).fill(1));
+    expect(answers.map((answer) => (answer as { uses: number }).uses)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(made).toHaveLength(1);
+  });
+});

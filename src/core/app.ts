@@ -1,3 +1,4 @@
+import { scopedServices } from './service.js';
 import type { ParamIndexMap, Params, ParamStash, Result } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
@@ -407,7 +408,10 @@ function instantiate(
   const callers = new WeakMap<Caller, AppServices>();
   const servicesFor = (caller: Caller): AppServices => {
     let given = callers.get(caller);
-    if (!given) callers.set(caller, (given = { ...services, storage: services.storage.as(caller) }));
+    if (!given) {
+      given = scopedServices(services, { ...services, storage: services.storage.as(caller) });
+      callers.set(caller, given);
+    }
     return given;
   };
   for (const { route } of routes)
