@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, defineModule, defineRoute, z } from '../src/core/index.js';
+import { BerthError, createApp, defineErrors, defineModule, defineRoute, z } from '../src/core/index.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { instantiate } from './helpers/in-process.js';
 
@@ -165,5 +165,90 @@ describe('admin token on write routes', () => {
     const { request } = await instantiate(app);
     const response = await request('/books', { method: 'POST', body: 'not json' });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('error tables, one per app', () => {
+  const refusing = (
+    name: string,
+    errors: Record<string, { status: number; title: string; hint: string }>,
+    code: string,
+  ) =>
+    defineModule({
+      name,
+      errors: defineErrors(errors),
+      routes: [
+        defineRoute({
+          method: 'POST',
+          path: `/${name}`,
+          summary: 'Refuses',
+          auth: 'public',
+          handler: () => {
+            throw new BerthError(code);
+          },
+        }),
+      ],
+    });
+
+  it('two apps in one process each answer a code as their own module declares it', async () => {
+    const first = createApp({
+      name: 'first',
+      modules: [
+        refusing(
+          'shop',
+          { SHOP_CLOSED: { status: 409, title: 'Closed', hint: 'Come back.' } },
+          'SHOP_CLOSED',
+        ),
+      ],
+    });
+    const second = createApp({
+      name: 'second',
+      modules: [
+        refusing(
+          'shop',
+          { SHOP_CLOSED: { status: 503, title: 'Closed for now', hint: 'Retry.' } },
+          'SHOP_CLOSED',
+        ),
+      ],
+    });
+    expect(first.errors.get('SHOP_CLOSED')?.status).toBe(409);
+    expect(second.errors.get('SHOP_CLOSED')?.status).toBe(503);
+    const answers = await Promise.all(
+      [first, second].map(async (app) => {
+        const { instance } = await instantiate(app);
+        const response = await instance.fetch(new Request('http://localhost/shop', { method: 'POST' }));
+        return {
+          status: response.status,
+          body: (await response.json()) as { code: string; title: string; detail: string },
+        };
+      }),
+    );
+    expect(answers).toMatchObject([
+      { status: 409, body: { code: 'SHOP_CLOSED', title: 'Closed', detail: 'Closed' } },
+      { status: 503, body: { code: 'SHOP_CLOSED', title: 'Closed for now', detail: 'Closed for now' } },
+    ]);
+  });
+
+  it('a code no module of the app lists is a 500 that says where to declare it', async () => {
+    defineErrors({ LOOSE_CODE: { status: 409, title: 'Loose', hint: 'x' } }); // declared, but listed by no module
+    const app = createApp({ name: 'loose', modules: [refusing('loose', {}, 'LOOSE_CODE')] });
+    const { instance } = await instantiate(app, { mode: 'debug' });
+    const response = await instance.fetch(new Request('http://localhost/loose', { method: 'POST' }));
+    expect(response.status).toBe(500);
+    const problem = (await response.json()) as { detail: string; developerHint: string };
+    expect(problem.detail).toBe('LOOSE_CODE (the error code LOOSE_CODE is not declared)');
+    expect(problem.developerHint).toContain('defineModule({ errors: defineErrors({ LOOSE_CODE:');
+  });
+
+  it('two modules of one app that declare a code differently stop createApp, naming both', () => {
+    expect(() =>
+      createApp({
+        name: 'clash',
+        modules: [
+          refusing('one', { CLASH_CODE: { status: 409, title: 'One', hint: 'x' } }, 'CLASH_CODE'),
+          refusing('two', { CLASH_CODE: { status: 410, title: 'Two', hint: 'x' } }, 'CLASH_CODE'),
+        ],
+      }),
+    ).toThrow('error code CLASH_CODE is declared twice, differently: by module "one" and by module "two"');
   });
 });

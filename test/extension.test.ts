@@ -60,6 +60,7 @@ const tasksModule = defineModule({
   name: 'tasks',
   collections: [tasks],
   settings: taskSettings,
+  errors: taskErrors,
   hooks: {
     onRequest: ({ request, locals }) => {
       log.push('module onRequest');

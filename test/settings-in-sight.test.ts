@@ -263,3 +263,21 @@ describe('the in-process test runtime', () => {
     );
   });
 });
+
+describe('app.request from any entry', () => {
+  it('answers when only berth/core is imported (the package’s node condition registers the runtime)', async () => {
+    const program = `
+      import { createApp, defineModule, defineRoute } from 'berth/core';
+      const app = createApp({ name: 'only-core', modules: [defineModule({ name: 'hello', routes: [
+        defineRoute({ method: 'GET', path: '/hello', summary: 'Says hello', handler: () => ({ hello: 'core' }) }),
+      ] })] });
+      const response = await app.request('/hello');
+      console.log(JSON.stringify({ status: response.status, body: await response.json() }));
+    `;
+    // Inside the package, `berth/core` resolves through its own exports (self-reference), as a project's would.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    });
+    expect(JSON.parse(stdout)).toEqual({ status: 200, body: { hello: 'core' } });
+  });
+});

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import {
   BerthError,
+  type ErrorTable,
   importedRecord,
   type App,
   type CollectionDefinition,
@@ -91,9 +92,12 @@ function refusals(say: (text: string) => void, file: string | undefined) {
 /** Thrown inside the load to roll it back: --all-or-nothing and a record was refused. */
 class NothingImported extends Error {}
 
-/** Whether the database refused the record (a taken unique value, a hook's refusal), not the import itself. */
-const refusesRecord = (error: unknown): error is BerthError =>
-  error instanceof BerthError && error.status < 500;
+/**
+ * Whether the database refused the record (a taken unique value, a hook's refusal with a module's code), not the
+ * import itself: a code whose status, in the app's table, is below 500.
+ */
+const refusesRecord = (error: unknown, errors: ErrorTable): error is BerthError =>
+  error instanceof BerthError && (errors.get(error.code)?.status ?? 500) < 500;
 
 /** The file's records into the collection; answers how many were imported. */
 async function load(
@@ -110,6 +114,7 @@ async function load(
     large: boolean;
     progress: ReturnType<typeof importProgress>;
     refused: ReturnType<typeof refusals>;
+    errors: ErrorTable;
   },
 ): Promise<number> {
   const { flags, progress, refused } = options;
@@ -137,7 +142,7 @@ async function load(
               await add(importedRecord(collection, read.input));
               added++;
             } catch (error) {
-              if (!refusesRecord(error)) throw error;
+              if (!refusesRecord(error, options.errors)) throw error;
               refused.refuse(read.line, reasonOf(error), read.raw);
             }
           }
@@ -212,6 +217,7 @@ export function addImportCommand(program: Command, app: App): void {
         const records = readRecords(stream, format, collection, progress.bytes)[Symbol.asyncIterator]();
         imported = await load(storage, collection, records, {
           flags,
+          errors: app.errors,
           oneTransaction: flags.allOrNothing === true || (sqlite && !flags.hooks),
           batch: sqlite ? batchRecords.sqlite : batchRecords.postgres,
           rebuildIndexes,

@@ -13,7 +13,14 @@ import type { ChannelDefinition } from './channel.js';
 import type { Ownership } from './access.js';
 import type { Access, CollectionDefinition } from './collection.js';
 import { createDataStore } from './data-store.js';
-import { BerthError, problemFor, problemForMode, problemResponse } from './errors.js';
+import {
+  BerthError,
+  errorTableOf,
+  problemFor,
+  problemForMode,
+  problemResponse,
+  type ErrorTable,
+} from './errors.js';
 import type { EventBus } from './events.js';
 import type { CollectionHooks, Hooks, Locals, RequestHookContext } from './hooks.js';
 import type { Mode } from './mode.js';
@@ -123,6 +130,8 @@ export interface App {
   readonly authenticators: readonly Authenticator[];
   /** The modules' settings, for the runtime to resolve. */
   readonly settings: readonly ModuleSettings[];
+  /** Every error code this app answers with: Berth's own and its modules' (`defineModule({ errors })`). */
+  readonly errors: ErrorTable;
   /** The storage modules use, over a driver: validation, hooks and change events of these collections. */
   createStorage(driver: StorageDriver, events?: EventBus): Storage;
   /** Binds the app to its services and returns the request handler. */
@@ -165,7 +174,9 @@ let testRuntime: TestRuntime | undefined;
 function testInstance(app: App, options?: TestClientOptions): Promise<AppInstance> {
   if (!testRuntime) {
     return Promise.reject(
-      new Error('app.request needs a runtime: import it from "berth" (Node) or "berth/browser"'),
+      new Error(
+        'app.request needs a runtime: on Node.js import Berth as "berth" or "berth/core" (either answers in process); in a page, ask createBrowserServer(…).fetch',
+      ),
     );
   }
   return testRuntime(app, options);
@@ -336,6 +347,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
     ...(options.hooks ? [options.hooks] : []),
     ...modules.flatMap((module) => module.hooks ?? []),
   ]);
+  const errors = errorTableOf(modules);
   let tested: Promise<AppInstance> | undefined;
 
   const app: App = {
@@ -350,6 +362,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
     hooks,
     authenticators,
     settings: modules.flatMap((module) => (module.settings ? [module.settings] : [])),
+    errors,
     createStorage: (driver, events) =>
       createDataStore(driver, { collections, hooks: hooks.collections, ...(events ? { events } : {}) }),
     instantiate: (services) =>
@@ -357,6 +370,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
         routes,
         hooks,
         authenticators,
+        errors,
         typeof options.ui === 'object' && 'assets' in options.ui
           ? { ...services, uiAssets: options.ui.assets }
           : services,
@@ -379,6 +393,7 @@ function instantiate(
   routes: readonly RegisteredRoute[],
   hooks: AppHooks,
   authenticators: readonly Authenticator[],
+  errors: ErrorTable,
   given: AppServices,
 ): AppInstance {
   // Write hooks see this instance's settings (a reload makes a new instance with the new ones).
@@ -436,7 +451,7 @@ function instantiate(
   /** What an error thrown by a route answers; anything but an Error is the runtime's to answer, as with Hono. */
   const failed = (error: unknown, { env, request, path }: Routed): Promise<Response> =>
     error instanceof Error
-      ? errorResponse(error, env, `${request.method} ${path}`, services, hooks)
+      ? errorResponse(error, env, `${request.method} ${path}`, services, hooks, errors)
       : Promise.reject(error);
   /** The route's answer to a request, HEAD as GET without the body. */
   const routeRequest = (
@@ -506,6 +521,7 @@ function instantiate(
             `${request.method} ${rawPathOf(request.url)}`,
             services,
             hooks,
+            errors,
           ).then((response) => answered(context, response));
         const identified = (identity: Caller | null | undefined | Unchecked): Eventually<Response | void> => {
           env.caller = identity;
@@ -834,6 +850,7 @@ async function errorResponse(
   where: string,
   services: AppServices,
   hooks: AppHooks,
+  errors: ErrorTable,
 ): Promise<Response> {
   const { requestId } = env;
   if (env.hookContext) {
@@ -844,12 +861,17 @@ async function errorResponse(
   }
   if (error instanceof BerthError) {
     env.errorCode = error.code;
-    const problem = problemFor(error.code, error.message, {
-      requestId,
-      ...(error.errors ? { errors: error.errors } : {}),
-      ...(error.hint ? { hint: error.hint } : {}),
-      ...(error.developerHint ? { developerHint: error.developerHint } : {}),
-    });
+    const problem = problemFor(
+      error.code,
+      error.detail,
+      {
+        requestId,
+        ...(error.errors ? { errors: error.errors } : {}),
+        ...(error.hint ? { hint: error.hint } : {}),
+        ...(error.developerHint ? { developerHint: error.developerHint } : {}),
+      },
+      errors,
+    );
     const { developerHint } = problem;
     if (loadRefusals.has(error.code)) services.logger.warn({ requestId, code: error.code }, error.message);
     else if (problem.status >= 500)

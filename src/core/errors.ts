@@ -137,19 +137,25 @@ export interface ErrorEntry {
   hint: string;
 }
 
-/** Every known code: Berth's own and the ones modules declared. */
-const registry = new Map<string, ErrorEntry>(Object.entries(errorCatalogue));
+/** Codes and what each means: Berth's own, and in an app's table its modules' too. */
+export type ErrorTable = ReadonlyMap<string, ErrorEntry>;
+
+/** Berth's own codes: every app's table starts with them. */
+export const berthErrors: ErrorTable = new Map(Object.entries(errorCatalogue));
 
 /**
  * Declares a module's own error codes (UPPER_SNAKE_CASE, not starting with
- * `BERTH_`), so `new BerthError(code, …)` answers with their status, title
- * and hint, and `/docs` lists them. A module may also list them in
- * `defineModule({ errors })`.
+ * `BERTH_`): checked here, and listed by the module in
+ * `defineModule({ errors })`, so an app made of that module answers
+ * `new BerthError(code, …)` with their status, title and hint, and `/docs`
+ * lists them. Nothing is registered for the whole process: each app has
+ * its own table (`app.errors`).
  *
  * @example
  * export const taskErrors = defineErrors({
  *   TASKS_REOPEN_FORBIDDEN: { status: 409, title: 'Cannot reopen', hint: 'Create a new task instead.' },
  * })
+ * export const tasksModule = defineModule({ name: 'tasks', errors: taskErrors, … })
  * throw new BerthError('TASKS_REOPEN_FORBIDDEN', 'task 42 is archived')
  */
 export function defineErrors<const E extends Record<string, ErrorEntry>>(entries: E): E {
@@ -162,20 +168,33 @@ export function defineErrors<const E extends Record<string, ErrorEntry>>(entries
     if (!Number.isInteger(entry.status) || entry.status < 400 || entry.status > 599) {
       throw new Error(`error code ${code} needs an HTTP error status (400–599), not ${entry.status}`);
     }
-    const known = registry.get(code);
-    if (known && (known.status !== entry.status || known.title !== entry.title)) {
-      throw new Error(`error code ${code} is declared twice, differently`);
-    }
-    registry.set(code, entry);
   }
   return entries;
 }
 
-/** The entry of a code, or undefined when nothing declared it. */
-export const errorEntry = (code: string): ErrorEntry | undefined => registry.get(code);
-
-/** Every declared code with its entry, for the API reference. */
-export const declaredErrors = (): ReadonlyMap<string, ErrorEntry> => registry;
+/**
+ * An app's error table: Berth's codes, then each module's. A code two
+ * modules declare differently throws, naming both.
+ */
+export function errorTableOf(
+  modules: ReadonlyArray<{ name: string; errors?: Record<string, ErrorEntry> }>,
+): ErrorTable {
+  const table = new Map(berthErrors);
+  const owners = new Map<string, string>();
+  for (const module of modules) {
+    for (const [code, entry] of Object.entries(module.errors ?? {})) {
+      const known = table.get(code);
+      if (known && (known.status !== entry.status || known.title !== entry.title)) {
+        throw new Error(
+          `error code ${code} is declared twice, differently: by module "${owners.get(code) ?? 'berth'}" and by module "${module.name}"`,
+        );
+      }
+      table.set(code, entry);
+      owners.set(code, module.name);
+    }
+  }
+  return table;
+}
 
 /** One problem with one field of the input, as listed in a 422 answer. */
 export interface FieldError {
@@ -197,7 +216,10 @@ export interface FieldError {
  */
 export class BerthError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
+  /** The status of Berth's own codes; a module's code has its status in its app's table (`app.errors`). */
+  readonly status: number | undefined;
+  /** What this throw said, when it said more than the code's title. */
+  readonly detail: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
   /** What to do next, when this throw knows better than the code's usual hint. */
@@ -216,11 +238,12 @@ export class BerthError extends Error {
       developerHint?: string;
     } = {},
   ) {
-    const entry = registry.get(code);
+    const entry = berthErrors.get(code);
     super(detail ?? entry?.title ?? code, { cause: options.cause });
     this.name = 'BerthError';
     this.code = code;
-    this.status = entry?.status ?? 500;
+    this.status = entry?.status;
+    this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers;
     this.hint = options.hint;
@@ -250,19 +273,25 @@ const typeOf = (code: string): string =>
     .toLowerCase()
     .replaceAll('_', '-')}`;
 
-/** Builds the problem document for an error code (an undeclared code is a 500 that says so). */
+/**
+ * Builds the problem document for an error code, from an app's error table
+ * (Berth's own codes when none is given); a code the table lacks is a 500
+ * that says so.
+ */
 export function problemFor(
   code: ErrorCode,
-  detail: string,
+  detail: string | undefined,
   extra: Partial<Pick<Problem, 'requestId' | 'errors' | 'stack' | 'hint' | 'developerHint'>> = {},
+  table: ErrorTable = berthErrors,
 ): Problem {
-  const entry = registry.get(code);
+  const entry = table.get(code);
   if (!entry) {
     return {
-      ...problemFor('BERTH_INTERNAL', `${detail} (the error code ${code} is not declared)`, extra),
-      developerHint: `Declare ${code} with defineErrors({ ${code}: { status, title, hint } }) or in the module's errors.`,
+      ...problemFor('BERTH_INTERNAL', `${detail ?? code} (the error code ${code} is not declared)`, extra),
+      developerHint: `Declare ${code} in the errors of the module that throws it: defineModule({ errors: defineErrors({ ${code}: { status, title, hint } }) }).`,
     };
   }
+  detail ??= entry.title;
   return {
     type: typeOf(code),
     title: entry.title,

@@ -69,15 +69,16 @@ export {
 export {
   BerthError,
   defineErrors,
-  declaredErrors,
   errorCatalogue,
-  errorEntry,
+  errorTableOf,
+  berthErrors,
   problemFor,
   problemForMode,
   problemResponse,
   type BerthErrorCode,
   type ErrorCode,
   type ErrorEntry,
+  type ErrorTable,
   type FieldError,
   type Problem,
 } from './errors.js';

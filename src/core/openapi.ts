@@ -1,7 +1,13 @@
 import { describeAccess } from './access.js';
 import { toJsonSchema, type JsonSchema } from './json-schema.js';
 import type { RegisteredRoute } from './app.js';
-import { declaredErrors, errorEntry, type BerthErrorCode, type ErrorEntry } from './errors.js';
+import {
+  berthErrors,
+  errorTableOf,
+  type BerthErrorCode,
+  type ErrorEntry,
+  type ErrorTable,
+} from './errors.js';
 import { routeAuth, type RouteDefinition, type RouteDocs } from './route.js';
 
 type Operation = Record<string, unknown>;
@@ -64,7 +70,7 @@ function parametersOf(route: RouteDefinition, docs: RouteDocs | undefined): Oper
 }
 
 const problemRef = (code: BerthErrorCode) => ({
-  description: errorEntry(code)!.title,
+  description: berthErrors.get(code)!.title,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
@@ -118,9 +124,13 @@ function responsesOf(route: RouteDefinition, docs: RouteDocs | undefined): Recor
  * declares (its hooks and handlers throw them). Each goes under its status,
  * named in the description and listed in `x-berth-codes`.
  */
-function addOwnErrors(responses: Record<string, unknown>, codes: readonly string[]): void {
+function addOwnErrors(
+  responses: Record<string, unknown>,
+  codes: readonly string[],
+  errors: ErrorTable,
+): void {
   for (const code of codes) {
-    const entry = errorEntry(code as BerthErrorCode);
+    const entry = errors.get(code);
     if (!entry) continue;
     const status = String(entry.status);
     const line = `${code}: ${entry.title}`;
@@ -142,11 +152,9 @@ function addOwnErrors(responses: Record<string, unknown>, codes: readonly string
   }
 }
 
-const problemSchema = () => ({
+const problemSchema = (errors: ErrorTable) => ({
   type: 'object',
-  description: `An RFC 9457 problem document; every Berth error has this shape. The codes: ${[
-    ...declaredErrors(),
-  ]
+  description: `An RFC 9457 problem document; every Berth error has this shape. The codes: ${[...errors]
     .map(([code, entry]) => `${code} (${entry.status}, ${entry.title})`)
     .join('; ')}.`,
   required: ['type', 'title', 'status', 'detail', 'code', 'hint'],
@@ -155,7 +163,7 @@ const problemSchema = () => ({
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string', enum: [...declaredErrors().keys()] },
+    code: { type: 'string', enum: [...errors.keys()] },
     hint: { type: 'string', description: 'What to do next.' },
     developerHint: {
       type: 'string',
@@ -213,10 +221,15 @@ export function generateOpenApi(
   const paths: Record<string, Record<string, Operation>> = {};
   const used = new Set<string>();
   const ownErrors = new Map(app.modules.map((each) => [each.name, Object.keys(each.errors ?? {})]));
+  const errors = errorTableOf(app.modules);
   for (const { module, route } of app.routes) {
     const docs = route.docs;
     const responses = responsesOf(route, docs);
-    addOwnErrors(responses, route.throws ?? (route.method === 'GET' ? [] : (ownErrors.get(module) ?? [])));
+    addOwnErrors(
+      responses,
+      route.throws ?? (route.method === 'GET' ? [] : (ownErrors.get(module) ?? [])),
+      errors,
+    );
     const path = openApiPath(route.path, docs?.wildcardName);
     const operation: Operation = {
       operationId: operationId(route, used),
@@ -251,7 +264,7 @@ export function generateOpenApi(
     })),
     paths,
     components: {
-      schemas: { Problem: problemSchema() },
+      schemas: { Problem: problemSchema(errors) },
       securitySchemes: {
         adminToken: {
           type: 'http',
