@@ -187,7 +187,7 @@ describe('the compile cache of the berth command', () => {
     const changed = load(
       dir,
       cache,
-      `(await import('node:v8')).default.setFlagsFromString('--no-lazy-feedback-allocation');
+      `(await import('node:v8')).default.setFlagsFromString('--no-flush-bytecode');
        loaded.write();`,
     );
     expect(changed.states).toEqual({ 'main.cjs': 'missing', 'part.cjs': 'missing' });

@@ -4,6 +4,9 @@ import {
   resolveModuleSettings,
   moduleSettingEntries,
   silentLogger,
+  startApp,
+  stopApp,
+  type StartedApp,
   type Logger,
   type ModuleDefinition,
   type ResolvedSettings,
@@ -52,6 +55,8 @@ export interface BrowserServer {
   events: EventBus;
   /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */
   ready: Promise<void>;
+  /** Stops the server: the modules' onClose, then storage closed (IndexedDB's connection released). */
+  close(): Promise<void>;
 }
 
 /**
@@ -91,12 +96,17 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     settings.set(moduleSettings.module, resolved);
   }
   let migrated = false;
-  const ready = storage
-    .migrate(app.collections)
-    .then(async () => {
-      for (const hook of app.hooks.onStart) await hook();
-    })
-    .then(() => void (migrated = true));
+  let started: StartedApp | undefined;
+  const ready = startApp(app, {
+    storage,
+    logger: options.logger ?? silentLogger,
+    events,
+    mode: 'release',
+    settings,
+  }).then((done) => {
+    started = done;
+    migrated = true;
+  });
   const settled = ready.catch(() => {}); // a storage failure is answered route by route
   const instance = app.instantiate({
     storage,
@@ -134,6 +144,11 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     storage,
     events,
     ready,
+    async close() {
+      await settled;
+      if (started) await stopApp(started);
+      else await storage.close();
+    },
     WebSocket: createInPageWebSocket(app.channels),
     handles(request) {
       const path = new URL(request.url).pathname;

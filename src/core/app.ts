@@ -165,13 +165,21 @@ export interface TestClientOptions {
 /** Answers requests in process, as `app.request` does, from its own instance. */
 export interface TestClient {
   request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Stops its app: the modules' onClose, then its storage closed. */
+  close(): Promise<void>;
+}
+
+/** An app a test runtime started: its request handler, and how to stop it. */
+export interface TestInstance {
+  instance: AppInstance;
+  stop(): Promise<void>;
 }
 
 /** How `app.request` runs an app: set by a runtime (the Node entry: SQLite in memory). */
-export type TestRuntime = (app: App, options?: TestClientOptions) => Promise<AppInstance>;
+export type TestRuntime = (app: App, options?: TestClientOptions) => Promise<TestInstance>;
 let testRuntime: TestRuntime | undefined;
 
-function testInstance(app: App, options?: TestClientOptions): Promise<AppInstance> {
+function testInstance(app: App, options?: TestClientOptions): Promise<TestInstance> {
   if (!testRuntime) {
     return Promise.reject(
       new Error(
@@ -183,7 +191,7 @@ function testInstance(app: App, options?: TestClientOptions): Promise<AppInstanc
 }
 
 async function testRequest(
-  instance: Promise<AppInstance>,
+  started: Promise<TestInstance>,
   input: string | URL | Request,
   init?: RequestInit,
 ): Promise<Response> {
@@ -194,7 +202,7 @@ async function testRequest(
           typeof input === 'string' && input.startsWith('/') ? `http://localhost${input}` : input,
           init,
         );
-  return (await instance).fetch(request);
+  return (await started).instance.fetch(request);
 }
 
 /** Lets a runtime answer `app.request` (the Node entry does this on import). */
@@ -348,7 +356,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
     ...modules.flatMap((module) => module.hooks ?? []),
   ]);
   const errors = errorTableOf(modules);
-  let tested: Promise<AppInstance> | undefined;
+  let tested: Promise<TestInstance> | undefined;
 
   const app: App = {
     name: options.name,
@@ -379,9 +387,13 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
       return testRequest((tested ??= testInstance(app)), input, init);
     },
     testClient(options) {
-      let instance: Promise<AppInstance> | undefined;
+      let started: Promise<TestInstance> | undefined;
       return {
-        request: (input, init) => testRequest((instance ??= testInstance(app, options)), input, init),
+        request: (input, init) => testRequest((started ??= testInstance(app, options)), input, init),
+        close: async () => {
+          if (started) await (await started).stop();
+          started = undefined;
+        },
       };
     },
   };

@@ -1,3 +1,4 @@
+import type { AppContext } from './app-life.js';
 import type { Caller } from './caller.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
 import type { ResolvedSettings } from './module-settings.js';
@@ -72,10 +73,10 @@ export interface Hooks {
   onResponse?(context: RequestHookContext, response: Response): void | Response | Promise<void | Response>;
   /** When a request fails: see the error (to log or count it); return a Response to answer with. */
   onError?(context: RequestHookContext, error: unknown): void | Response | Promise<void | Response>;
-  /** After migrations, before the server listens. */
-  onStart?(): void | Promise<void>;
-  /** During shutdown, after the last request, before storage closes. */
-  onClose?(): void | Promise<void>;
+  /** After migrations, before the server listens; `context.services` holds storage, logger, events and settings. */
+  onStart?(context: AppContext): void | Promise<void>;
+  /** During shutdown, after the last request, before storage closes (Node, the page's `close()`, a test client's). */
+  onClose?(context: AppContext): void | Promise<void>;
   /** Write hooks per collection, by collection name. */
   collections?: Record<string, CollectionHooks<Fields>>;
 }

@@ -16,6 +16,7 @@ export {
   type RegisteredRoute,
   type TestRuntime,
   type TestClient,
+  type TestInstance,
   type TestClientOptions,
   type Topic,
   type UiOption,
@@ -170,3 +171,4 @@ export {
   type SettingSources,
 } from './module-settings.js';
 export { defineService, type ServiceDefinition } from './service.js';
+export { startApp, stopApp, type AppContext, type AppLifeServices, type StartedApp } from './app-life.js';

@@ -1,4 +1,4 @@
-import { EventBus, type App, type Storage } from '../core/index.js';
+import { EventBus, startApp, type App, type StartedApp, type Storage } from '../core/index.js';
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
 import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';
@@ -28,6 +28,12 @@ export interface BootOptions {
    * and warns about what the files it read expose.
    */
   primary: boolean;
+  /**
+   * Run the modules' onStart here (and their onClose at its stop): a single
+   * process and each `--workers` worker do; a `--workers` primary only
+   * migrates.
+   */
+  hooks: boolean;
 }
 
 /** What every start shares, single process or `--workers` primary and worker. */
@@ -41,6 +47,8 @@ export interface Booted extends NodeLogging {
   events: EventBus;
   storage: Storage;
   token: AdminToken;
+  /** The app migrated and, where `hooks` was asked, started: `stopApp(started)` ends it. */
+  started: StartedApp;
   /** The data directory's lock, released by whoever stops the server last. */
   dataDirLock: DataDirLock | undefined;
 }
@@ -116,8 +124,14 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       { driver: storage.driver, location: storage.location },
       `storage: ${storage.driver} at ${storage.location}`,
     );
-    await storage.migrate(app.collections, (step) =>
-      logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
+    const started = await startApp(
+      app,
+      { storage, logger, events, mode, settings: settings.modules.resolved },
+      {
+        onMigration: (step) =>
+          logger.info({ migration: step }, `migrating ${step.collection}: ${step.action} ${step.detail}`),
+        hooks: options.hooks,
+      },
     );
     const token = await ensureAdminToken(settings.dataDir.value, settings.adminToken.value, {
       create: options.showNewToken,
@@ -133,6 +147,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       events,
       storage,
       token,
+      started,
       dataDirLock,
     };
   } catch (error) {

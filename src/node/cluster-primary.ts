@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:net';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
-import type { App } from '../core/index.js';
+import { stopApp, type App } from '../core/index.js';
 import { boot } from './boot.js';
 import { clusterMessages, workerVariable } from './cluster-protocol.js';
 import { createBalancer } from './cluster-balancer.js';
@@ -119,8 +119,10 @@ export async function startCluster(
     logTables: true,
     // The data directory's lock is held here for the whole cluster: workers come and go.
     primary: true,
+    // The modules' onStart and onClose run in each worker; the primary only migrates.
+    hooks: false,
   });
-  await booted.storage.close();
+  await stopApp(booted.started);
   const { logger } = booted;
   let settings: Settings = booted.settings;
   const count = settings.workers.value;

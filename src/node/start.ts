@@ -1,4 +1,4 @@
-import type { App, AppInstance, Storage } from '../core/index.js';
+import { stopApp, type App, type AppInstance, type Storage } from '../core/index.js';
 import { createNodeRealtime } from '../realtime/node-realtime.js';
 import { servingInstances } from './instances.js';
 import { boot } from './boot.js';
@@ -64,18 +64,12 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     ...options,
     showNewToken: !worker && (options.showNewToken ?? process.stdout.isTTY === true),
     logTables: !worker,
+    hooks: true,
     // A worker serves under its primary's lock; the primary warned about its files.
     primary: !worker,
   });
   const { app, settings, logger, storage, events, realtimePath } = booted;
   const dataDir = settings.dataDir.value;
-  try {
-    for (const hook of app.hooks.onStart) await hook();
-  } catch (error) {
-    await storage.close();
-    booted.dataDirLock?.release();
-    throw error;
-  }
   const realtime = realtimePath
     ? await createNodeRealtime(app, {
         path: realtimePath,
@@ -124,13 +118,9 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         `${cut} request(s) did not finish within ${settings.shutdownTimeout.value} ms and were cut off`,
       );
     }
-    for (const hook of app.hooks.onClose) {
-      await Promise.resolve(hook()).catch((error: unknown) =>
-        logger.error({ err: error }, 'an onClose hook failed'),
-      );
-    }
     await closeInstances();
-    await storage.close();
+    // The modules' onClose, then storage closed.
+    await stopApp(booted.started);
     removeServerState(dataDir, process.pid);
     booted.dataDirLock?.release();
     logger.info({}, 'stopped');

@@ -3,7 +3,9 @@ import {
   hashToken,
   silentLogger,
   type App,
-  type AppInstance,
+  startApp,
+  stopApp,
+  type TestInstance,
   type ResolvedSettings,
   type TestClientOptions,
 } from '../core/index.js';
@@ -71,7 +73,7 @@ function overridden(settings: Settings, overrides: TestClientOptions['settings']
 export async function nodeTestRuntime(
   configured: App,
   options: TestClientOptions = {},
-): Promise<AppInstance> {
+): Promise<TestInstance> {
   const app = withBerthModules(configured, { realtimePath: undefined });
   const settings = overridden(
     withModuleSettings(app, resolveSettings({ cwd: process.cwd(), flags: {}, processEnv: process.env, app })),
@@ -79,10 +81,15 @@ export async function nodeTestRuntime(
   );
   const events = new EventBus();
   const storage = app.createStorage(openSqliteStorage(':memory:'), events);
-  await storage.migrate(app.collections);
-  for (const hook of app.hooks.onStart) await hook();
   const mode = settings.mode.value;
-  return createAppInstance(
+  const started = await startApp(app, {
+    storage,
+    events,
+    logger: silentLogger,
+    mode,
+    settings: settings.modules.resolved,
+  });
+  const instance = createAppInstance(
     app,
     {
       storage,
@@ -106,4 +113,5 @@ export async function nodeTestRuntime(
     },
     { cwd: process.cwd(), dataDir: '/nonexistent-berth-test-data' },
   );
+  return { instance, stop: () => stopApp(started) };
 }
