@@ -96,7 +96,7 @@ async function sqliteData() {
   const started = Date.now();
   await migrate(dir, {});
   const { openSqliteStorage } = await import('../dist/storage/sqlite.js');
-  const { books: bookCollection } = await import('../dist/index.js');
+  const { books: bookCollection } = await import('../dist/internal.js');
   const { loans: loanCollection } = await import('./servers/data-collections.mjs');
   const driver = openSqliteStorage(file);
   // Through the driver's bulk path: its text index is brought up to date once per batch.

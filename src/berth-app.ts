@@ -1,4 +1,4 @@
-import { createApp, type App } from './core/index.js';
+import { createApp, type App } from './core/internal.js';
 import { booksModule } from './modules/books/index.js';
 import { batchModule } from './modules/batch/index.js';
 import { chatModule } from './modules/chat/index.js';

@@ -8,7 +8,7 @@ import {
   memoryRateLimiter,
   usersModule,
   type Caller,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
 import { instantiate, signIn } from './helpers/in-process.js';
 

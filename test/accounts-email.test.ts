@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineCollection, defineModule, field } from '../src/index.js';
+import { defineCollection, defineModule, field } from '../src/internal.js';
 import { adminToken, call, signUp, startAccountsServer, type Answer } from './helpers/accounts.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 

@@ -2,7 +2,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, inject, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineCollection, defineModule, field } from '../src/index.js';
+import { defineCollection, defineModule, field } from '../src/internal.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
 import { tempDir } from './helpers/processes.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';

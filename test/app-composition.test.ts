@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApp, defineModule } from '../src/core/index.js';
+import { createApp, defineModule } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { withBerthModules } from '../src/modules/berth-modules.js';
 

@@ -10,7 +10,7 @@ import {
   field,
   type AppContext,
   z,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { repoRoot, run, tempDir } from './helpers/processes.js';
 

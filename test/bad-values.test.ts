@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, defineCollection, defineModule, field, type StorageDriver } from '../src/index.js';
+import { createApp, defineCollection, defineModule, field, type StorageDriver } from '../src/internal.js';
 import { encodeCursor } from '../src/core/list-query.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { openPostgresStorage } from '../src/storage/postgres.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/core/index.js';
+import { createApp } from '../src/core/internal.js';
 import { batchModule } from '../src/modules/batch/index.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { playgroundModule } from '../src/modules/playground/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer } from '../src/browser/browser-server.js';
-import { silentLogger, usersModule, type Logger } from '../src/index.js';
+import { silentLogger, usersModule, type Logger } from '../src/internal.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
 /** The silent logger, but keeping what it is given at info level. */

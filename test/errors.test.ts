@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BerthError, createApp, defineErrors, defineModule, defineRoute, z } from '../src/core/index.js';
+import { BerthError, createApp, defineErrors, defineModule, defineRoute, z } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { instantiate } from './helpers/in-process.js';
 

@@ -20,7 +20,7 @@ import {
   startServer,
   testAdminToken,
   z,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { tempDir } from './helpers/processes.js';
 
 declare module '../src/core/hooks.js' {

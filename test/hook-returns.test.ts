@@ -5,7 +5,7 @@ import {
   defineCollection,
   field,
   type CollectionHooks,
-} from '../src/core/index.js';
+} from '../src/core/internal.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
 // docs/collections.md: what each write hook's return value does.

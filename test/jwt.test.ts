@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { io as connect } from 'socket.io-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { defineCollection, defineModule, field, jwtAuthenticator } from '../src/index.js';
+import { defineCollection, defineModule, field, jwtAuthenticator } from '../src/internal.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
 
 /** An identity provider's key set, served over HTTP by the test. */

@@ -8,7 +8,7 @@ import {
   usersModule,
   type DriverRepository,
   type StorageDriver,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { instantiate, signIn } from './helpers/in-process.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseListQuery, parseListQueryString } from '../src/core/list-query.js';
-import { createApp, testAdminToken } from '../src/index.js';
+import { createApp, testAdminToken } from '../src/internal.js';
 import { books, booksModule } from '../src/modules/books/index.js';
 
 describe('list queries kept parsed', () => {

@@ -7,7 +7,7 @@ import {
   field,
   type MigrationStep,
   type StorageDriver,
-} from '../src/core/index.js';
+} from '../src/core/internal.js';
 import { largeTable } from '../src/storage/sql/sql-migrations.js';
 import { openPostgresStorage } from '../src/storage/postgres.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';

@@ -10,7 +10,7 @@ import {
   defineModule,
   defineRoute,
   field,
-} from '../src/core/index.js';
+} from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { accountsApp } from './helpers/accounts.js';
 import { instantiate } from './helpers/in-process.js';

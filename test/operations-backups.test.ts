@@ -12,7 +12,7 @@ import {
 import { join } from 'node:path';
 import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createApp } from '../src/core/index.js';
+import { createApp } from '../src/core/internal.js';
 import { progressLines } from '../src/node/backups.js';
 import { instantiate } from './helpers/in-process.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';

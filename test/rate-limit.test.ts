@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressBucket, memoryRateLimiter } from '../src/core/index.js';
+import { addressBucket, memoryRateLimiter } from '../src/core/internal.js';
 
 describe('rate-limit counters', () => {
   it('count in fixed windows, show a count without adding to it, give a hit back, and start over when the window ends', async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { defineChannel, defineModule, type Logger } from '../src/core/index.js';
+import { defineChannel, defineModule, type Logger } from '../src/core/internal.js';
 import { repoRoot, startBinary, tempDir } from './helpers/processes.js';
 import { startRealtimeServer } from './helpers/realtime-server.js';
 

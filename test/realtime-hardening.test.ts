@@ -2,7 +2,7 @@ import { connect as tcpConnect, type Socket as TcpSocket } from 'node:net';
 import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { defineChannel, defineModule, type Logger } from '../src/core/index.js';
+import { defineChannel, defineModule, type Logger } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { usersModule } from '../src/modules/users/index.js';
 import { adminToken } from './helpers/in-process.js';

@@ -1,6 +1,6 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, inject, it } from 'vitest';
-import type { Logger } from '../src/core/index.js';
+import type { Logger } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
 import { privateRedis } from './helpers/private-services.js';
 import { startRealtimeServer } from './helpers/realtime-server.js';

@@ -6,7 +6,7 @@ import {
   field,
   testAdminToken,
   type CollectionDefinition,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { books, booksModule } from '../src/modules/books/index.js';
 import { users, usersModule } from '../src/modules/users/index.js';
 import { instantiate } from './helpers/in-process.js';

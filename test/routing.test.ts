@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApp, defineModule, defineRoute } from '../src/index.js';
+import { createApp, defineModule, defineRoute } from '../src/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 
 const patterns = ['/echo/:name', '/pair/:first/:second', '/files/*', '/deep/:a/x/:b'];

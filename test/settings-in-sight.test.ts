@@ -14,7 +14,7 @@ import {
   testAdminToken,
   z,
   type SettingEntry,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { settingTable } from '../src/node/setting-table.js';
 import { tempDir } from './helpers/processes.js';
 

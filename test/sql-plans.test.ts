@@ -1,7 +1,7 @@
 import Database from '../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { EventBus, createDataStore, type StorageDriver } from '../src/core/index.js';
+import { EventBus, createDataStore, type StorageDriver } from '../src/core/internal.js';
 import { parseListQuery } from '../src/core/list-query.js';
 import { books } from '../src/modules/books/index.js';
 import { openPostgresStorage, postgresDialect } from '../src/storage/postgres.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDataStore, defineCollection, field } from '../src/core/index.js';
+import { createDataStore, defineCollection, field } from '../src/core/internal.js';
 import { readsOf } from '../src/core/data-store.js';
 import { LruCache } from '../src/storage/lru-cache.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';

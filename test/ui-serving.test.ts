@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../src/core/index.js';
+import { createApp } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { directoryAssets } from '../src/node/directory-assets.js';
 import { instantiate } from './helpers/in-process.js';

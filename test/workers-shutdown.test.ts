@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createApp, silentLogger } from '../src/core/index.js';
+import { createApp, silentLogger } from '../src/core/internal.js';
 import { HttpListener } from '../src/node/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { instantiate } from './helpers/in-process.js';

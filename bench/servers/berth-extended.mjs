@@ -16,7 +16,7 @@ import {
   defineModule,
   jwtAuthenticator,
   runCli,
-} from '../../dist/index.js';
+} from '../../dist/internal.js';
 
 const variant = process.env.BENCH_VARIANT ?? 'default';
 const berth = createBerthApp();

@@ -1,6 +1,6 @@
 // Berth serving the data bench's collections: its books, and loans of them,
 // for `npm run bench -- data`.
-import { booksModule, createApp, defineModule, runCli } from '../../dist/index.js';
+import { booksModule, createApp, defineModule, runCli } from '../../dist/internal.js';
 import { loans } from './data-collections.mjs';
 
 await runCli(

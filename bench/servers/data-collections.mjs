@@ -1,5 +1,5 @@
 // The data bench's second collection: loans of books (a reference, an enum and a date).
-import { books, defineCollection, field } from '../../dist/index.js';
+import { books, defineCollection, field } from '../../dist/internal.js';
 
 export const loans = defineCollection({
   name: 'loans',

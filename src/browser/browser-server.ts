@@ -12,7 +12,7 @@ import {
   type ResolvedSettings,
   type Storage,
   type StorageDriver,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';

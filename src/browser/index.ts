@@ -22,6 +22,6 @@ export {
   collectionHooks,
   routesWith,
   type CollectionDefinition,
-} from '../core/index.js';
+} from '../core/internal.js';
 export { BerthError, type ErrorCode, type Problem } from '../core/errors.js';
-export type { Storage, Repository, StorageDriver } from '../core/index.js';
+export type { Storage, Repository, StorageDriver } from '../core/internal.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from '../storage/sqlite-driver.js';
 import type { Command } from 'commander';
-import type { App } from '../core/index.js';
+import type { App } from '../core/internal.js';
 import {
   backupsDirOf,
   copySqliteFile,

@@ -2,7 +2,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { App, Storage } from '../core/index.js';
+import type { App, Storage } from '../core/internal.js';
 import { CommandError } from './command-error.js';
 import { perSecond } from './import-progress.js';
 import { collectionNamed, openProjectStorage, settingsOf } from './project-storage.js';

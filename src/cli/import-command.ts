@@ -9,7 +9,7 @@ import {
   type App,
   type CollectionDefinition,
   type Storage,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
 import { importProgress, perSecond } from './import-progress.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { App, CollectionDefinition, Logger, Storage } from '../core/index.js';
+import type { App, CollectionDefinition, Logger, Storage } from '../core/internal.js';
 import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
 import { resolveAppModuleSettings } from '../node/module-settings.js';
 import { openStorage, sqliteFileName } from '../node/open-storage.js';

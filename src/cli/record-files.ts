@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import type { CollectionDefinition, FieldDefinition } from '../core/index.js';
+import type { CollectionDefinition, FieldDefinition } from '../core/internal.js';
 import { CommandError } from './command-error.js';
 import { CsvParser, csvCell, type CsvCell, type CsvRecord } from './csv.js';
 

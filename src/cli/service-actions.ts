@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { giveTo, runAsFor } from '../service/run-as.js';
 import { renderServiceFile } from '../service/render-service-file.js';
 import { dirname, resolve } from 'node:path';
-import type { App } from '../core/index.js';
+import type { App } from '../core/internal.js';
 import { readServerState, type ServerState } from '../node/server-state.js';
 import { resolveSettings } from '../node/settings.js';
 import { pickServiceManager } from '../service/pick-manager.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { App } from '../core/index.js';
+import type { App } from '../core/internal.js';
 import type { ServiceFlags } from './service-actions.js';
 
 /** What the subcommands do, loaded when one runs: `berth start` never needs it. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MigrationError, type App } from '../core/index.js';
+import { MigrationError, type App } from '../core/internal.js';
 import { SettingError } from '../node/setting-error.js';
 import { failWorkerStart, isClusterWorker, settingsFromPrimary } from '../node/cluster-worker.js';
 import { resolveSettings, type Settings } from '../node/settings.js';

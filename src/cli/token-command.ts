@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { App } from '../core/index.js';
+import type { App } from '../core/internal.js';
 import { replaceAdminToken } from '../node/admin-token-store.js';
 import { resolveSettings } from '../node/settings.js';
 import { CommandError } from './command-error.js';

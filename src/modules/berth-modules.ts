@@ -1,4 +1,4 @@
-import { extendApp, type App } from '../core/index.js';
+import { extendApp, type App } from '../core/internal.js';
 import { createAdminModule } from './admin/index.js';
 import { createDocsModule } from './docs/index.js';
 import { createHealthModule } from './health/index.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateToken, hashToken, type Logger } from '../core/index.js';
+import { generateToken, hashToken, type Logger } from '../core/internal.js';
 import { ensurePrivateDir, writePrivateFile } from './private-files.js';
 import { SettingError } from './setting-error.js';
 

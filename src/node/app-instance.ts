@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { App, AppInstance, AppServices, Logger } from '../core/index.js';
+import type { App, AppInstance, AppServices, Logger } from '../core/internal.js';
 import { berthPlaygroundDir, berthUiDir, directoryAssets } from './directory-assets.js';
 
 /** The UI files an app's `ui` option asks for, on Node; never the data directory's. */

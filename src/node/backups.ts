@@ -3,7 +3,7 @@ import { chmodSync, createReadStream, mkdirSync, readdirSync, renameSync, rmSync
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from '../storage/sqlite-driver.js';
-import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/index.js';
+import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/internal.js';
 import { onlineBackup } from '../storage/sqlite.js';
 import { durationText } from './setting-table.js';
 

@@ -1,4 +1,4 @@
-import { EventBus, startApp, type App, type StartedApp, type Storage } from '../core/index.js';
+import { EventBus, startApp, type App, type StartedApp, type Storage } from '../core/internal.js';
 import { realtimePathOf, withBerthModules } from '../modules/berth-modules.js';
 import { announceToken, ensureAdminToken, type AdminToken } from './admin-token-store.js';
 import { lockDataDirForServer, type DataDirLock } from './data-dir-lock.js';

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { problemFor, type ErrorCode } from '../core/index.js';
+import { problemFor, type ErrorCode } from '../core/internal.js';
 
 /** What Node's HTTP parser refused, in Berth's words. */
 function problemOf(code: string | undefined): { status: string; error: ErrorCode; detail: string } {

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { problemFor } from '../core/index.js';
+import { problemFor } from '../core/internal.js';
 import { endWithProblem } from './client-error.js';
 import { clusterMessages } from './cluster-protocol.js';
 

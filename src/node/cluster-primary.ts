@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:net';
 import { setupPrimary as setupClusterAdapter } from '@socket.io/cluster-adapter';
-import { stopApp, type App } from '../core/index.js';
+import { stopApp, type App } from '../core/internal.js';
 import { boot } from './boot.js';
 import { clusterMessages, workerVariable } from './cluster-protocol.js';
 import { createBalancer } from './cluster-balancer.js';

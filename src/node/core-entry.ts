@@ -4,7 +4,7 @@
  * export conditions pick this file on Node only; elsewhere `berth/core` is
  * `src/core/index.ts` itself.
  */
-import { setTestRuntime } from '../core/index.js';
+import { setTestRuntime } from '../core/internal.js';
 import { nodeTestRuntime } from './test-runtime.js';
 
 setTestRuntime(nodeTestRuntime);

@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { berthRoot } from './berth-package.js';
-import { contentTypeFor, type StaticAsset, type StaticAssets } from '../core/index.js';
+import { contentTypeFor, type StaticAsset, type StaticAssets } from '../core/internal.js';
 
 /** Where the package build puts Berth's own admin UI. */
 export const berthUiDir = join(berthRoot, 'dist', 'ui');

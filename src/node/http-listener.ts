@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { problemFor, type AppInstance, type Logger } from '../core/index.js';
+import { problemFor, type AppInstance, type Logger } from '../core/internal.js';
 import { parsedHeaders, type ParsedHeaders } from '../core/request-headers.js';
 import { answerClientError } from './client-error.js';
 import { SettingError } from './setting-error.js';

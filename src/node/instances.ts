@@ -5,7 +5,7 @@ import {
   type RateLimiter,
   type RequestLogEntry,
   type RuntimeInfo,
-} from '../core/index.js';
+} from '../core/internal.js';
 import type { NodeRealtime } from '../realtime/node-realtime.js';
 import { createAppInstance } from './app-instance.js';
 import { clientAddressOf } from './client-address.js';

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import pino from 'pino';
 import type PinoPretty from 'pino-pretty';
-import type { Mode, RequestLogEntry } from '../core/index.js';
+import type { Mode, RequestLogEntry } from '../core/internal.js';
 import { shownSetting } from './setting-report.js';
 
 export type NodeLogger = pino.Logger;

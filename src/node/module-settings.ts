@@ -1,4 +1,4 @@
-import { resolveModuleSettings, type App, type ResolvedSettings } from '../core/index.js';
+import { resolveModuleSettings, type App, type ResolvedSettings } from '../core/internal.js';
 import { SettingError } from './setting-error.js';
 import type { Settings } from './settings.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Logger, StorageDriver } from '../core/index.js';
+import type { Logger, StorageDriver } from '../core/internal.js';
 import { openPostgresStorage } from '../storage/postgres.js';
 import { openSqliteStorage } from '../storage/sqlite.js';
 import type { Settings } from './settings.js';

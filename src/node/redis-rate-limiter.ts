@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as IoRedis from 'ioredis';
-import { memoryRateLimiter, redactUrl, type Logger, type RateLimiter } from '../core/index.js';
+import { memoryRateLimiter, redactUrl, type Logger, type RateLimiter } from '../core/internal.js';
 
 const hitScript = `
 local count = redis.call('INCR', KEYS[1])

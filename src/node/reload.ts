@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AppInstance } from '../core/index.js';
+import type { AppInstance } from '../core/internal.js';
 import { ensureAdminToken, type AdminToken } from './admin-token-store.js';
 import { HttpListener, listenerUrl } from './http-listener.js';
 import type { NodeLogger } from './logger.js';

@@ -1,4 +1,4 @@
-import type { RegisteredRoute } from '../core/index.js';
+import type { RegisteredRoute } from '../core/internal.js';
 import type { Logger } from '../core/logger.js';
 
 /** Logs every registered route, one line each with its method and path. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { RuntimeInfo } from '../core/index.js';
+import type { RuntimeInfo } from '../core/internal.js';
 import { systemdUnitPath } from '../service/systemd.js';
 
 /** The systemd unit this process runs in, from its cgroup, when systemd started it. */

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.js';
-import { moduleSettingEntries, type SettingEntry } from '../core/index.js';
+import { moduleSettingEntries, type SettingEntry } from '../core/internal.js';
 import { settingTable, type SettingSpec } from './setting-table.js';
 import type { Settings } from './settings.js';
 

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { defaultBodyLimit, type Mode } from '../core/index.js';
+import { defaultBodyLimit, type Mode } from '../core/internal.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../realtime/realtime-settings.js';
 import { defaultPort, parsePort } from './port.js';
 import { SettingError } from './setting-error.js';

@@ -1,4 +1,4 @@
-import type { ResolvedSettings } from '../core/index.js';
+import type { ResolvedSettings } from '../core/internal.js';
 import { settingTable, type SettingSpec } from './setting-table.js';
 import type { Settings } from './settings.js';
 

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { App, ModuleSettings, ResolvedSettings } from '../core/index.js';
+import type { App, ModuleSettings, ResolvedSettings } from '../core/internal.js';
 import { loadConfigFile, type LoadedConfig } from './config-file.js';
 import { mergeEnvironment, readEnvFile, type Environment } from './env-file.js';
 import {

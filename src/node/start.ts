@@ -1,4 +1,4 @@
-import { stopApp, type App, type AppInstance, type Storage } from '../core/index.js';
+import { stopApp, type App, type AppInstance, type Storage } from '../core/internal.js';
 import { createNodeRealtime } from '../realtime/node-realtime.js';
 import { servingInstances } from './instances.js';
 import { boot } from './boot.js';

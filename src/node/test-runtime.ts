@@ -8,7 +8,7 @@ import {
   type TestInstance,
   type ResolvedSettings,
   type TestClientOptions,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { openSqliteStorage } from '../storage/sqlite.js';
 import { createAppInstance } from './app-instance.js';

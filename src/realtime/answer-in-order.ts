@@ -1,4 +1,4 @@
-import type { ChannelDefinition, ChannelMessage, ChannelReply } from '../core/index.js';
+import type { ChannelDefinition, ChannelMessage, ChannelReply } from '../core/internal.js';
 
 /** What one client's conversation does with its channels' answers; each transport says how. */
 export interface ConversationHooks<Tag> {

@@ -1,4 +1,4 @@
-import { addressBucket } from '../core/index.js';
+import { addressBucket } from '../core/internal.js';
 
 /**
  * Counts realtime connections, socket.io and plain WebSocket alike, so one

@@ -8,7 +8,7 @@ import {
   type Logger,
   type Mode,
   type RealtimeBridge,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { ConnectionLimiter } from './limits.js';
 import { answerWithoutUpgrade } from './upgrade-as-request.js';
 import type { RealtimeSettings } from './realtime-settings.js';

@@ -1,4 +1,4 @@
-import type { Mode } from '../core/index.js';
+import type { Mode } from '../core/internal.js';
 
 const localHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

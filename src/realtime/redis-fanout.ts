@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as RedisAdapter from '@socket.io/redis-adapter';
 import type * as IoRedis from 'ioredis';
 import type { Redis } from 'ioredis';
-import { redactUrl, type Logger } from '../core/index.js';
+import { redactUrl, type Logger } from '../core/internal.js';
 
 type Queued = { toArray?: () => Array<{ command?: { promise?: Promise<unknown> } }> };
 

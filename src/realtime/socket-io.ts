@@ -13,7 +13,7 @@ import {
   type EventBus,
   type Logger,
   type Topic,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import { closingEvent, createSubscriptions } from './subscriptions.js';

@@ -6,7 +6,7 @@ import {
   type ChangeEvent,
   type Logger,
   type Topic,
-} from '../core/index.js';
+} from '../core/internal.js';
 
 /** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
 export const closingEvent = 'berth:error';

@@ -1,4 +1,4 @@
-import type { Condition, Row } from '../core/index.js';
+import type { Condition, Row } from '../core/internal.js';
 import {
   intersect,
   keyOf,

@@ -5,7 +5,7 @@ import {
   type ListQuery,
   type Row,
   type ListResult,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { common, findLimit, finding, type Source } from './indexeddb-index-find.js';
 import { walking } from './indexeddb-index-walk.js';
 import { listRows, planOf, testOf } from './indexeddb-query.js';

@@ -1,4 +1,4 @@
-import { orderOf, type Condition, type ListQuery, type ListResult, type Row } from '../core/index.js';
+import { orderOf, type Condition, type ListQuery, type ListResult, type Row } from '../core/internal.js';
 import { afterAll, fieldBounds, plainBounds } from './indexeddb-index-find.js';
 import {
   intersect,

@@ -1,5 +1,5 @@
 import type { Dexie } from 'dexie';
-import { MigrationError, type CollectionDefinition, type MigrationStep } from '../core/index.js';
+import { MigrationError, type CollectionDefinition, type MigrationStep } from '../core/internal.js';
 import { settled } from './indexeddb-requests.js';
 import { keyedFieldsOf, keysProperty, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 

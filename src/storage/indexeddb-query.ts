@@ -6,7 +6,7 @@ import {
   type ListResult,
   orderOf,
   type Row,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { perKeptQuery } from '../core/list-query.js';
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */

@@ -1,5 +1,5 @@
 import type { Dexie } from 'dexie';
-import type { CollectionDefinition, DriverRepository, Row } from '../core/index.js';
+import type { CollectionDefinition, DriverRepository, Row } from '../core/internal.js';
 import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './indexeddb-query.js';

@@ -5,7 +5,7 @@
  * in an index's order.
  */
 
-import type { CollectionDefinition } from '../core/index.js';
+import type { CollectionDefinition } from '../core/internal.js';
 
 /** What a collection's index reads share: its store, its fields, its text store, a store or index by Dexie name. */
 export interface IndexScope {

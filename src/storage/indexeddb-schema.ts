@@ -1,4 +1,4 @@
-import type { CollectionDefinition, Row } from '../core/index.js';
+import type { CollectionDefinition, Row } from '../core/internal.js';
 import { sortKeys } from '../core/list-query.js';
 
 /**

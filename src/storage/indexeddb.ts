@@ -5,7 +5,7 @@ import {
   type CollectionDefinition,
   type DriverScope,
   type StorageDriver,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { migrateCollection, type Migrated } from './indexeddb-migrate.js';
 import { createStore, repositoryOver, type Store } from './indexeddb-repository.js';
 import { schemaOf, searchStoreOf } from './indexeddb-schema.js';

@@ -1,6 +1,11 @@
 import { createRequire } from 'node:module';
 import type * as Pg from 'pg';
-import { redactUrl, type CollectionDefinition, type FieldKind, type StorageDriver } from '../core/index.js';
+import {
+  redactUrl,
+  type CollectionDefinition,
+  type FieldKind,
+  type StorageDriver,
+} from '../core/internal.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';

@@ -1,4 +1,4 @@
-import type { CollectionDefinition } from '../core/index.js';
+import type { CollectionDefinition } from '../core/internal.js';
 import { quote } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 

@@ -1,6 +1,6 @@
 import { sqliteDriverPath } from './sqlite-driver.js';
 import { Worker } from 'node:worker_threads';
-import { BerthError } from '../core/index.js';
+import { BerthError } from '../core/internal.js';
 import type { SqlRow } from './sql/sql-connection.js';
 
 /** Reads that may wait for the reader thread at once; past this a long read is refused (503). */

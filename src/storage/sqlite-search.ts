@@ -1,4 +1,4 @@
-import type { CollectionDefinition } from '../core/index.js';
+import type { CollectionDefinition } from '../core/internal.js';
 import { quote } from './sql/dialect.js';
 import { seconds } from './sqlite-bulk.js';
 import type { SqlConnection } from './sql/sql-connection.js';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from './sqlite-driver.js';
-import type { BackupProgress, FieldKind, StorageDriver } from '../core/index.js';
+import type { BackupProgress, FieldKind, StorageDriver } from '../core/internal.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { SqliteReader } from './sqlite-reader.js';

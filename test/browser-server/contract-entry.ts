@@ -2,7 +2,7 @@
 // contract cases against IndexedDB with vitest's matchers on chai.
 import { JestAsymmetricMatchers, JestChaiExpect, JestExtend } from '@vitest/expect';
 import * as chai from 'chai';
-import { createDataStore, defineCollection, field, type Row } from '../../src/core/index.js';
+import { createDataStore, defineCollection, field, type Row } from '../../src/core/internal.js';
 import { openIndexedDbStorage } from '../../src/storage/indexeddb.js';
 import { contractCollections, gadgets, storageContractCases } from '../helpers/storage-contract.js';
 

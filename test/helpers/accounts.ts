@@ -13,7 +13,7 @@ import {
   type Authenticator,
   type ModuleDefinition,
   type RunningServer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { tempDir } from './processes.js';
 
 export const adminToken = 'accounts-test-admin-token-000000';

@@ -6,7 +6,7 @@ import {
   type AppServices,
   type Logger,
   type StorageDriver,
-} from '../../src/core/index.js';
+} from '../../src/core/internal.js';
 import { withBerthModules } from '../../src/modules/berth-modules.js';
 import { openSqliteStorage } from '../../src/storage/sqlite.js';
 

@@ -10,7 +10,7 @@ import {
   type Logger,
   type Mode,
   type ModuleDefinition,
-} from '../../src/core/index.js';
+} from '../../src/core/internal.js';
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
 import { defaultRealtimePath, withBerthModules } from '../../src/modules/berth-modules.js';

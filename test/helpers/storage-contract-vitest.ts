@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StorageDriver } from '../../src/core/index.js';
+import type { StorageDriver } from '../../src/core/internal.js';
 import { storageContractCases } from './storage-contract.js';
 
 /** Runs the storage contract as a vitest suite. */

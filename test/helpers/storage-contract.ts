@@ -12,7 +12,7 @@ import {
   type Fields,
   type Storage,
   type StorageDriver,
-} from '../../src/core/index.js';
+} from '../../src/core/internal.js';
 import { readsOf } from '../../src/core/data-store.js';
 
 const gadgets = defineCollection({

@@ -19,7 +19,7 @@ import {
   type Caller,
   type RateLimiter,
   type Transaction,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { users } from '../users/index.js';
 import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';

@@ -6,7 +6,7 @@ import {
   type FlattenedJWSInput,
   type JWTPayload,
 } from 'jose';
-import { BerthError, defineAuthenticator, type Authenticator, type Caller } from '../../core/index.js';
+import { BerthError, defineAuthenticator, type Authenticator, type Caller } from '../../core/internal.js';
 
 export interface JwtOptions {
   /** Where the identity provider publishes its keys (`https://id.example.com/.well-known/jwks.json`). */

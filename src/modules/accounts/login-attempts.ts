@@ -1,4 +1,4 @@
-import { BerthError, tooManyRequests, type RateCount, type RateLimiter } from '../../core/index.js';
+import { BerthError, tooManyRequests, type RateCount, type RateLimiter } from '../../core/internal.js';
 
 /** How long failures count, and how long an attempt in flight holds its place at most. */
 const window = 60_000;

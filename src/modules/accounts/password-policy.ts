@@ -1,4 +1,4 @@
-import { BerthError } from '../../core/index.js';
+import { BerthError } from '../../core/internal.js';
 
 let common: Promise<ReadonlySet<string>> | undefined;
 

@@ -1,4 +1,4 @@
-import type { AppServices, CollectionDefinition, Fields, Storage, Transaction } from '../../core/index.js';
+import type { AppServices, CollectionDefinition, Fields, Storage, Transaction } from '../../core/internal.js';
 
 const batch = 200;
 

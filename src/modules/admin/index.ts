@@ -15,7 +15,7 @@ import {
   type CollectionDefinition,
   type ModuleDefinition,
   type RegisteredRoute,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const RouteEntry = z.object({
   method: z.string(),

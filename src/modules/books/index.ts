@@ -1,4 +1,4 @@
-import { defineCollection, defineModule, field } from '../../core/index.js';
+import { defineCollection, defineModule, field } from '../../core/internal.js';
 
 /** A catalogue of books, declared once: its fields are its validation, its table and its API. */
 export const books = defineCollection({

@@ -5,7 +5,7 @@ import {
   z,
   type AppServices,
   type ModuleDefinition,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /** How long `/readyz` waits for storage before it calls it unreachable. */
 export const storageCheckTimeout = 2000;

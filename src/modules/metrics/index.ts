@@ -6,7 +6,7 @@ import {
   equalInConstantTime,
   hashToken,
   type ModuleDefinition,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /**
  * `GET /metrics` in the Prometheus text format, for the admin token or the

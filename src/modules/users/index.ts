@@ -7,7 +7,7 @@ import {
   readJsonBody,
   validate,
   z,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /**
  * People: names, unique emails (kept in lower case), roles. Admins see and

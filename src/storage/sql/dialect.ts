@@ -1,4 +1,4 @@
-import type { FieldKind } from '../../core/index.js';
+import type { FieldKind } from '../../core/internal.js';
 
 /** What differs between the SQL engines Berth speaks to; the rest of the SQL is shared. */
 export interface SqlDialect {

@@ -7,7 +7,7 @@ import {
   type MigrationStep,
   type StorageDriver,
   type StorageStats,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
 import { migrateTables, needsMigration, type SqlSchemaEditor } from './sql-migrations.js';

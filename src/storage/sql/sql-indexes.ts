@@ -1,4 +1,4 @@
-import type { CollectionDefinition } from '../../core/index.js';
+import type { CollectionDefinition } from '../../core/internal.js';
 import { sortKeys } from '../../core/list-query.js';
 
 type Direction = 'asc' | 'desc';

@@ -5,7 +5,7 @@ import {
   type Condition,
   type FieldKind,
   type ListQuery,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { quote, type SqlDialect } from './dialect.js';
 import { servesOrder, type IndexSpec } from './sql-indexes.js';
 

@@ -3,7 +3,7 @@ import {
   type CollectionDefinition,
   type FieldDefinition,
   type MigrationStep,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { quote, type SqlDialect } from './dialect.js';
 import { indexesOf, isBerthIndex } from './sql-indexes.js';
 import type { SqlConnection } from './sql-connection.js';

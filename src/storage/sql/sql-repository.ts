@@ -5,7 +5,7 @@ import {
   type ListQuery,
   type ListResult,
   type Row,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { isThenable, thenEventually, type Eventually } from '../../core/eventually.js';
 import { perKeptQuery } from '../../core/list-query.js';
 import { quote, type SqlDialect } from './dialect.js';
