@@ -1,21 +1,12 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import Database from '../storage/sqlite-driver.js';
 import type { Command } from 'commander';
 import type { App } from '../core/internal.js';
-import {
-  backupsDirOf,
-  copySqliteFile,
-  fileTime,
-  newBackupName,
-  pgDump,
-  progressLines,
-  writeWhole,
-} from '../node/backups.js';
-import { sqliteFileName } from '../node/open-storage.js';
+import { writeWhole } from '../node/backup-files.js';
+import { backupsDirOf, newBackupName, progressLines } from '../node/backups.js';
 import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
-import { searchSchema, searchTableOf } from '../storage/sqlite-search.js';
+import { chosenStorage } from '../node/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 
 /** The settings as `start` resolves them (flags, environment, `.env`, config file). */
@@ -24,6 +15,10 @@ const settingsOf = (app: App, config: string | undefined): Settings =>
 
 /** Progress lines on stderr (every 10 % of a large database), so stdout stays the one result line. */
 const progressOnStderr = () => progressLines((line) => process.stderr.write(`${line}\n`));
+
+/** A failure of a driver's backup or restore, said in one line (as the driver says it). */
+const oneLine = (error: unknown): CommandError =>
+  error instanceof CommandError ? error : new CommandError((error as Error).message, { cause: error });
 
 /** A target that is free: a backup never overwrites a file. */
 function freeTarget(file: string): string {
@@ -38,8 +33,9 @@ function freeTarget(file: string): string {
 
 /**
  * `<binary> backup [FILE]`: a consistent copy of the database, made while a
- * server may be writing: SQLite's online backup API on a connection of its
- * own, or `pg_dump` with PostgreSQL. Prints where it went.
+ * server may be writing, by the driver `DATABASE_URL` picks: SQLite's
+ * online backup API on a connection of its own, or `pg_dump` with
+ * PostgreSQL. Prints where it went.
  */
 export function addBackupCommand(program: Command, app: App): void {
   program
@@ -50,33 +46,23 @@ export function addBackupCommand(program: Command, app: App): void {
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
     .action(async (file: string | undefined, flags: { config?: string }) => {
       const settings = settingsOf(app, flags.config);
+      const { url, driver } = chosenStorage(settings);
+      const missing = driver.missing?.(url);
+      if (missing) {
+        throw new CommandError(
+          `there is no database at ${missing} yet: \`${app.name} start\` creates it (or run this where the project’s data directory is)`,
+        );
+      }
       const dir = backupsDirOf(settings.dataDir.value);
-      const url = settings.databaseUrl.value;
-      if (url) {
-        const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('dump')));
-        try {
-          await writeWhole(target, (partial) => pgDump(url, partial));
-        } catch (error) {
-          throw new CommandError((error as Error).message, { cause: error });
-        }
-        return done(target, 'the PostgreSQL database (pg_dump, custom format; restore with pg_restore)');
-      }
-      const database = join(settings.dataDir.value, sqliteFileName);
-      if (!existsSync(database)) {
-        throw new CommandError(
-          `there is no database at ${database} yet: \`${app.name} start\` creates it (or run this where the project’s data directory is)`,
-        );
-      }
-      const target = freeTarget(file ? resolve(file) : join(dir, newBackupName('sqlite')));
+      const target = freeTarget(file ? resolve(file) : join(dir, newBackupName(driver.backupExtension)));
       try {
-        await copySqliteFile(database, target, progressOnStderr());
-      } catch (error) {
-        throw new CommandError(
-          `the backup of ${database} failed, so nothing was written: ${(error as Error).message}`,
-          { cause: error },
+        await writeWhole(target, (partial) =>
+          driver.backup(url, partial, { onProgress: progressOnStderr() }),
         );
+      } catch (error) {
+        throw oneLine(error);
       }
-      done(target, database);
+      done(target, driver.backupSource(url));
     });
 }
 
@@ -85,98 +71,11 @@ function done(target: string, what: string): void {
   process.stdout.write(`backed up ${what} to ${target} (${statSync(target).size} bytes)\n`);
 }
 
-/** Whether a trigger is one of those Berth makes to keep a collection's text index, exactly as it makes it. */
-function isSearchTrigger(
-  db: Database.Database,
-  trigger: { name: string; tableName: string; sql: string },
-): boolean {
-  const search = searchTableOf(trigger.tableName);
-  if (!trigger.name.startsWith(`${search}_`)) return false;
-  const columns = (
-    db.prepare('SELECT name FROM pragma_table_info(?)').all(search) as Array<{ name: string }>
-  ).map((column) => column.name);
-  return columns.length > 0 && searchSchema(trigger.tableName, columns).triggers.includes(trigger.sql);
-}
-
 /**
- * Refuses a database holding triggers or views Berth did not make (it makes
- * only those that keep a text index, each checked to be exactly Berth's):
- * once restored they would run inside the server (a trigger on `users` can
- * make every new sign-up an admin).
- */
-function refuseCode(db: Database.Database, file: string): void {
-  const found = (
-    db
-      .prepare(
-        "SELECT type, name, tbl_name AS tableName, sql FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY type, name",
-      )
-      .all() as Array<{ type: 'trigger' | 'view'; name: string; tableName: string; sql: string }>
-  ).filter((each) => each.type === 'view' || !isSearchTrigger(db, each));
-  if (found.length === 0) return;
-  const named = found.map((each) =>
-    each.type === 'trigger' ? `trigger "${each.name}" on ${each.tableName}` : `view "${each.name}"`,
-  );
-  const drops = found
-    .map((each) => `DROP ${each.type.toUpperCase()} "${each.name.replace(/"/g, '""')}";`)
-    .join(' ');
-  throw new CommandError(
-    `${file} holds ${named.join(', ')}, which Berth did not make, so nothing was changed: they would run inside the server once restored. If the rest of the backup is yours, remove them from a copy (sqlite3 COPY '${drops}') and restore that`,
-  );
-}
-
-/** Refuses anything but an SQLite database holding Berth's migrations table, undamaged, with no triggers or views. */
-function checkBackup(file: string): void {
-  if (!existsSync(file)) throw new CommandError(`there is no file ${file}: give the path of a backup`);
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    const found = db
-      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'berth_migrations'")
-      .get() as { n: number };
-    if (found.n === 0) {
-      throw new CommandError(
-        `${file} is an SQLite database, but not one of Berth’s (it has no berth_migrations table), so nothing was changed: give a file made by \`backup\``,
-      );
-    }
-    const check = db.pragma('quick_check', { simple: true });
-    if (check !== 'ok') {
-      throw new CommandError(`${file} is damaged (quick_check: ${String(check)}), so nothing was changed`);
-    }
-    refuseCode(db, file);
-  } catch (error) {
-    if (error instanceof CommandError) throw error;
-    throw new CommandError(
-      `${file} is not an SQLite database (${(error as Error).message}), so nothing was changed: give a file made by \`backup\``,
-      { cause: error },
-    );
-  } finally {
-    db?.close();
-  }
-}
-
-/** `berth.sqlite` → `berth.sqlite.before-restore` (a time is added when that exists already). */
-function asideName(database: string): string {
-  const plain = `${database}.before-restore`;
-  return existsSync(plain) ? `${plain}-${fileTime()}` : plain;
-}
-
-/**
- * Moves the database aside with its -wal and -shm (the -wal may hold the
- * latest writes), under names SQLite pairs again: `restore` of the aside
- * file brings every write back. Returns the aside name.
- */
-function moveAside(database: string): string {
-  const aside = asideName(database);
-  for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(`${database}${suffix}`)) renameSync(`${database}${suffix}`, `${aside}${suffix}`);
-  }
-  return aside;
-}
-
-/**
- * `<binary> restore FILE`: puts a backup in place of the embedded database,
- * keeping the current one aside. Refuses while a server uses the data
- * directory, and anything that is not a Berth SQLite database.
+ * `<binary> restore FILE`: puts a backup in place of the database, as the
+ * driver `DATABASE_URL` picks does it (SQLite: checked, copied in full,
+ * swapped in, the current database kept aside; PostgreSQL: refused, with
+ * the pg_restore to run). Refuses while a server uses the data directory.
  */
 export function addRestoreCommand(program: Command, app: App): void {
   program
@@ -187,51 +86,38 @@ export function addRestoreCommand(program: Command, app: App): void {
     .option('-c, --config <file>', 'config file (default: ./berth.config.json)')
     .action(async (file: string, flags: { config?: string }) => {
       const settings = settingsOf(app, flags.config);
-      if (settings.databaseUrl.value) {
-        throw new CommandError(
-          `restore puts back the embedded SQLite database, but this project uses PostgreSQL (${settings.databaseUrl.source}): restore a dump with pg_restore --clean --if-exists --dbname="$DATABASE_URL" ${file}`,
-        );
-      }
-      const source = resolve(file);
-      checkBackup(source);
+      const { url, source, driver } = chosenStorage(settings);
       const dataDir = settings.dataDir.value;
-      // Held until the restore ends (with the process): no server starts on a half-restored directory.
-      let lock: DataDirLock | undefined;
+      let said: string;
       try {
-        lock = tryLockDataDir(dataDir);
+        said = await driver.restore(url, file, {
+          source,
+          lock: () => lockForRestore(app, dataDir),
+          onProgress: progressOnStderr(),
+        });
       } catch (error) {
-        throw new CommandError(
-          `cannot lock ${dataDir} (${(error as Error).message}), so nothing was changed: run restore as the user the server runs as`,
-          { cause: error },
-        );
+        throw oneLine(error);
       }
-      if (!lock) {
-        const holder = dataDirHolder(dataDir);
-        throw new CommandError(
-          holder
-            ? `a server (pid ${holder.pid}, ${holder.url}) is using ${dataDir}, so nothing was changed: stop it first (\`${app.name} service stop\` for a service, or \`kill ${holder.pid}\`), then restore`
-            : `another Berth process (a server, or another restore) is using ${dataDir} (it holds ${join(dataDir, dataDirLockFile)}), so nothing was changed: let it finish or stop it, then restore`,
-        );
-      }
-      try {
-        const database = join(dataDir, sqliteFileName);
-        // The backup is copied in full before anything is moved, so a failure changes nothing.
-        const incoming = `${database}.restoring`;
-        try {
-          await copySqliteFile(source, incoming, progressOnStderr());
-        } catch (error) {
-          throw new CommandError(
-            `${source} could not be read, so nothing was changed: ${(error as Error).message}`,
-            { cause: error },
-          );
-        }
-        const aside = existsSync(database) ? moveAside(database) : undefined;
-        renameSync(incoming, database);
-        process.stdout.write(
-          `restored ${source} into ${database}${aside ? `; the database before it is kept as ${aside}` : ''}\n`,
-        );
-      } finally {
-        lock.release();
-      }
+      process.stdout.write(`${said}\n`);
     });
+}
+
+/** The data directory's lock, held until the restore ends (with the process): no server starts on a half-restored directory. */
+function lockForRestore(app: App, dataDir: string): DataDirLock {
+  let lock: DataDirLock | undefined;
+  try {
+    lock = tryLockDataDir(dataDir);
+  } catch (error) {
+    throw new CommandError(
+      `cannot lock ${dataDir} (${(error as Error).message}), so nothing was changed: run restore as the user the server runs as`,
+      { cause: error },
+    );
+  }
+  if (lock) return lock;
+  const holder = dataDirHolder(dataDir);
+  throw new CommandError(
+    holder
+      ? `a server (pid ${holder.pid}, ${holder.url}) is using ${dataDir}, so nothing was changed: stop it first (\`${app.name} service stop\` for a service, or \`kill ${holder.pid}\`), then restore`
+      : `another Berth process (a server, or another restore) is using ${dataDir} (it holds ${join(dataDir, dataDirLockFile)}), so nothing was changed: let it finish or stop it, then restore`,
+  );
 }

@@ -10,6 +10,7 @@ import {
   type CollectionDefinition,
   type Storage,
 } from '../core/internal.js';
+import { chosenStorage } from '../node/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
 import { importProgress, perSecond } from './import-progress.js';
@@ -40,10 +41,11 @@ serve.`;
 
 /**
  * Records a load holds before it commits, where it commits as it goes:
- * PostgreSQL, and SQLite with hooks (whose events wait for the commit).
- * SQLite's text index costs about 0.15 s a commit, so its batches are larger.
+ * a database server (PostgreSQL), and an embedded one (SQLite) with hooks
+ * (whose events wait for the commit). SQLite's text index costs about
+ * 0.15 s a commit, so its batches are larger.
  */
-const batchRecords = { sqlite: 10_000, postgres: 1000 };
+const batchRecords = { embedded: 10_000, server: 1000 };
 /** A guess at the bytes of a record in a file, to tell a large load from a small one. */
 const bytesPerRecord = 200;
 /** Records from which an import is large: its slow steps are told, and indexes may be made again at the end. */
@@ -188,8 +190,8 @@ export function addImportCommand(program: Command, app: App): void {
       if (source && !existsSync(source)) throw new CommandError(`there is no file ${source}`);
       const totalBytes = source ? statSync(source).size : undefined;
       const settings = settingsOf(app, flags.config);
-      const sqlite = !settings.databaseUrl.value;
-      const lock = sqlite ? lockForWriting(app, settings.dataDir.value, 'imported') : undefined;
+      const embedded = chosenStorage(settings).driver.embedded;
+      const lock = embedded ? lockForWriting(app, settings.dataDir.value, 'imported') : undefined;
       const started = Date.now();
       const progress = importProgress({ collection: collection.name, totalBytes });
       const refused = refusals((text) => progress.say(text), flags.errors);
@@ -206,7 +208,7 @@ export function addImportCommand(program: Command, app: App): void {
         const expected = totalBytes === undefined ? 0 : Math.floor(totalBytes / bytesPerRecord);
         // Indexes made again at the end pay off when the file holds about as many records as the table.
         const rebuildIndexes =
-          sqlite &&
+          embedded &&
           !flags.hooks &&
           expected >= largeImport &&
           (await storage.repository(collection).list({ limit: 1, countLimit: expected })).totalCapped !==
@@ -218,8 +220,8 @@ export function addImportCommand(program: Command, app: App): void {
         imported = await load(storage, collection, records, {
           flags,
           errors: app.errors,
-          oneTransaction: flags.allOrNothing === true || (sqlite && !flags.hooks),
-          batch: sqlite ? batchRecords.sqlite : batchRecords.postgres,
+          oneTransaction: flags.allOrNothing === true || (embedded && !flags.hooks),
+          batch: embedded ? batchRecords.embedded : batchRecords.server,
           rebuildIndexes,
           large: expected >= largeImport,
           progress,

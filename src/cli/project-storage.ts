@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App, CollectionDefinition, Logger, Storage } from '../core/internal.js';
 import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
 import { resolveAppModuleSettings } from '../node/module-settings.js';
-import { openStorage, sqliteFileName } from '../node/open-storage.js';
+import { openStorage } from '../node/open-storage.js';
 import { resolveSettings, type Settings } from '../node/settings.js';
+import { chosenStorage } from '../node/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 
 /** The settings as `start` resolves them (flags, environment, `.env`, config file). */
@@ -30,7 +30,7 @@ export function collectionNamed(app: App, name: string): CollectionDefinition {
 
 /**
  * Locks the data directory as `restore` does, for a command that writes
- * the embedded SQLite database in one long transaction: no server starts
+ * an embedded database (SQLite) in one long transaction: no server starts
  * meanwhile, and one that runs is named with what to do.
  */
 export function lockForWriting(app: App, dataDir: string, what: string): DataDirLock {
@@ -54,11 +54,12 @@ export function lockForWriting(app: App, dataDir: string, what: string): DataDir
 
 /** The project's storage as `start` opens it, with its collections' validation and write hooks. */
 export function openProjectStorage(app: App, settings: Settings, options: { mustExist: boolean }): Storage {
-  if (options.mustExist && !settings.databaseUrl.value) {
-    const database = join(settings.dataDir.value, sqliteFileName);
-    if (!existsSync(database)) {
+  if (options.mustExist) {
+    const { url, driver } = chosenStorage(settings);
+    const missing = driver.missing?.(url);
+    if (missing) {
       throw new CommandError(
-        `there is no database at ${database} yet: \`${app.name} start\` creates it (or run this where the project’s data directory is)`,
+        `there is no database at ${missing} yet: \`${app.name} start\` creates it (or run this where the project’s data directory is)`,
       );
     }
   }

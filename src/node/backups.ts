@@ -1,24 +1,27 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, createReadStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import Database from '../storage/sqlite-driver.js';
 import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../core/internal.js';
-import { onlineBackup } from '../storage/sqlite.js';
+import { fileTime, writeWhole } from './backup-files.js';
 import { durationText } from './setting-table.js';
+import { chosenStorage, registeredDrivers, type ChosenStorage } from './storage-drivers/registry.js';
 
 /** Where backups go: `<data dir>/backups`. */
 export const backupsDirOf = (dataDir: string): string => join(dataDir, 'backups');
 
-/** `2026-11-24T16-45-00-123Z.sqlite`; scheduled ones start with `auto-`. Sortable, safe in any file system. */
-export const backupNamePattern = /^(auto-)?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.(sqlite|dump)$/;
+/**
+ * Whether a file is a backup: `2026-11-24T16-45-00-123Z.sqlite`, its
+ * extension a registered driver's (`sqlite`, `dump`); scheduled ones start
+ * with `auto-`. Sortable, safe in any file system.
+ */
+export function isBackupName(name: string): boolean {
+  const match = /^(?:auto-)?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.([a-z0-9]+)$/.exec(name);
+  return match !== null && registeredDrivers().some((driver) => driver.backupExtension === match[1]);
+}
 
-/** A UTC time that is safe in a file name: `2026-11-24T16-45-00-123Z`. */
-export const fileTime = (now = new Date()): string => now.toISOString().replace(/[:.]/g, '-');
-
-/** A new backup's name: its UTC time, `auto-` first when the schedule made it. */
-export function newBackupName(kind: 'sqlite' | 'dump', scheduled = false, now = new Date()): string {
-  return `${scheduled ? 'auto-' : ''}${fileTime(now)}.${kind}`;
+/** A new backup's name: its UTC time, `auto-` first when the schedule made it, and the driver's extension. */
+export function newBackupName(extension: string, scheduled = false, now = new Date()): string {
+  return `${scheduled ? 'auto-' : ''}${fileTime(now)}.${extension}`;
 }
 
 /** The backups in a directory, newest first. */
@@ -30,7 +33,7 @@ export function listBackupFiles(dir: string): BackupEntry[] {
     return [];
   }
   return names
-    .filter((name) => backupNamePattern.test(name))
+    .filter(isBackupName)
     .map((name) => {
       const stat = statSync(join(dir, name));
       return {
@@ -56,126 +59,16 @@ export function progressLines(write: (line: string) => void, large = 1000): Back
   };
 }
 
-/**
- * Writes `file` through `write`, which gets a temporary name next to it: the
- * file appears whole or not at all, readable by its owner only (a backup
- * holds what the database holds).
- */
-export async function writeWhole(file: string, write: (partial: string) => Promise<void>): Promise<void> {
-  const partial = `${file}.partial`;
-  try {
-    await write(partial);
-    chmodSync(partial, 0o600);
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  }
-}
-
-/**
- * A consistent copy of the SQLite database in `source` at `target`, made
- * with SQLite's online backup API on a connection of its own (so a server
- * may keep writing, and what only its -wal holds is copied too).
- */
-export async function copySqliteFile(
-  source: string,
-  target: string,
-  onProgress?: BackupProgress,
-): Promise<void> {
-  const db = new Database(source, { readonly: true, fileMustExist: true });
-  try {
-    await writeWhole(target, (partial) => onlineBackup(db, partial, onProgress));
-  } finally {
-    db.close();
-  }
-}
-
-/** Thrown when `pg_dump` is not on this machine: the message says what to run instead. */
-export class MissingPgDump extends Error {}
-
-/**
- * A PostgreSQL URL without its password, and the password: a client tool
- * gets the URL in its arguments, which every user of the machine can read
- * (`ps`), and the password in `PGPASSWORD`, which only the same user can.
- * Both places libpq reads a password from are emptied (`user:password@`
- * and `?password=`); everything else is kept as written.
- */
-export function splitPassword(url: string): { url: string; password: string | undefined } {
-  let password: string | undefined;
-  const decode = (text: string): string => {
-    try {
-      return decodeURIComponent(text);
-    } catch {
-      return text; // not percent-encoded: libpq will say what is wrong with it
-    }
-  };
-  let rest = url.replace(/^(postgres(?:ql)?:\/\/)([^@/?#]*)@/, (whole, scheme: string, userinfo: string) => {
-    const colon = userinfo.indexOf(':');
-    if (colon < 0) return whole;
-    password = decode(userinfo.slice(colon + 1));
-    return `${scheme}${userinfo.slice(0, colon)}@`;
-  });
-  const query = rest.indexOf('?');
-  if (query >= 0) {
-    const params = rest.slice(query + 1).split('&');
-    const given = params.find((param) => param.startsWith('password='));
-    if (given !== undefined) {
-      password = decode(given.slice('password='.length));
-      const kept = params.filter((param) => !param.startsWith('password='));
-      rest = `${rest.slice(0, query)}${kept.length ? `?${kept.join('&')}` : ''}`;
-    }
-  }
-  return { url: rest, password };
-}
-
-/**
- * `pg_dump --format=custom` of a PostgreSQL database into `file` (restore
- * it with `pg_restore --clean --dbname=...`; write it through `writeWhole`).
- * The password goes in the environment, never in the arguments. Rejects
- * with its stderr when it fails, or with `MissingPgDump` when it is not
- * installed.
- */
-export function pgDump(databaseUrl: string, file: string): Promise<void> {
-  const { url, password } = splitPassword(databaseUrl);
-  return new Promise((resolve, reject) => {
-    const child = spawn('pg_dump', ['--format=custom', `--file=${file}`, `--dbname=${url}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password },
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'ENOENT'
-          ? new MissingPgDump(
-              `pg_dump is not on this machine (PATH): install PostgreSQL’s client tools (Debian: apt-get install postgresql-client), or run elsewhere: pg_dump --format=custom --file=${file} "$DATABASE_URL"`,
-            )
-          : error,
-      ),
-    );
-    child.on('close', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`pg_dump failed (exit ${code}): ${stderr.trim() || 'no message'}`)),
-    );
-  });
-}
-
 /** Writes one backup of a running server's storage into `dir`; the file appears whole or not at all. */
 async function backupInto(
   dir: string,
   storage: Storage,
-  databaseUrl: string | undefined,
+  chosen: ChosenStorage,
   scheduled: boolean,
 ): Promise<BackupEntry> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const name = newBackupName(databaseUrl ? 'dump' : 'sqlite', scheduled);
-  await writeWhole(join(dir, name), async (partial) => {
-    if (databaseUrl) await pgDump(databaseUrl, partial);
-    else if (storage.backup) await storage.backup(partial);
-    else throw new Error(`the ${storage.driver} storage cannot make backups`);
-  });
+  const name = newBackupName(chosen.driver.backupExtension, scheduled);
+  await writeWhole(join(dir, name), (partial) => chosen.driver.backup(chosen.url, partial, { storage }));
   return listBackupFiles(dir).find((entry) => entry.name === name)!;
 }
 
@@ -201,6 +94,11 @@ export function serverBackups(options: {
   inWorker?: boolean;
 }): Backups & { stop(): Promise<void> } {
   const { storage, dataDir, databaseUrl, keep, logger } = options;
+  // The driver that opened the storage makes its backups (the URL was checked when the settings were read).
+  const chosen = chosenStorage({
+    databaseUrl: { value: databaseUrl, source: 'DATABASE_URL' },
+    dataDir: { value: dataDir, source: 'the data directory' },
+  });
   const interval = options.inWorker ? 0 : options.interval;
   const note = options.inWorker && options.interval > 0 ? noScheduleInWorkers : undefined;
   const dir = backupsDirOf(dataDir);
@@ -208,7 +106,7 @@ export function serverBackups(options: {
   let queue: Promise<unknown> = Promise.resolve();
   const make = (scheduled: boolean): Promise<BackupEntry> => {
     const made = queue.then(async () => {
-      const entry = await backupInto(dir, storage, databaseUrl, scheduled);
+      const entry = await backupInto(dir, storage, chosen, scheduled);
       logger.info(
         { backup: entry.name, bytes: entry.bytes },
         `backup made: ${join(dir, entry.name)} (${entry.bytes} bytes)`,
@@ -261,7 +159,7 @@ export function serverBackups(options: {
     },
     make: () => make(false),
     async open(name) {
-      if (!backupNamePattern.test(name)) return undefined;
+      if (!isBackupName(name)) return undefined;
       const file = join(dir, name);
       let bytes: number;
       try {

@@ -5,6 +5,7 @@ import { defaultBodyLimit, type Mode } from '../core/internal.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../realtime/realtime-settings.js';
 import { defaultPort, parsePort } from './port.js';
 import { SettingError } from './setting-error.js';
+import { parseDatabaseUrl } from './storage-drivers/registry.js';
 
 /** Where a setting is read from, for parsers that resolve paths. */
 export interface SettingContext {
@@ -118,15 +119,6 @@ function realtimePath(raw: string, source: string): string {
     );
   }
   return trimmed;
-}
-
-function databaseUrl(raw: string, source: string): string {
-  if (!/^postgres(?:ql)?:\/\//.test(raw)) {
-    throw new SettingError(
-      `DATABASE_URL from ${source} is not a PostgreSQL URL: use postgres://user:password@host:5432/database (or unset it for the embedded SQLite)`,
-    );
-  }
-  return raw;
 }
 
 function redisUrl(raw: string, source: string): string {
@@ -463,12 +455,13 @@ export const settingTable = {
     key: 'databaseUrl',
     config: z.string().min(1),
     fallback: undefined,
-    parse: databaseUrl,
-    fromConfig: (value, source) => databaseUrl(value as string, source),
+    parse: (raw, source, { cwd }) => parseDatabaseUrl(raw, source, cwd),
+    fromConfig: (value, source, { cwd }) => parseDatabaseUrl(value as string, source, cwd),
     live: false,
     secret: true,
-    description: 'PostgreSQL instead of the embedded SQLite (`postgres://user:password@host:5432/db`)',
-    shownDefault: 'SQLite in the data directory',
+    description:
+      'the database, its scheme picking the driver: `postgres://user:password@host:5432/db` (PostgreSQL) or `sqlite:/abs/path.sqlite` (SQLite; `sqlite:path.sqlite` is from the working directory, in the config file too)',
+    shownDefault: 'SQLite: `berth.sqlite` in the data directory',
   }),
   redisUrl: setting<string | undefined>({
     label: 'REDIS_URL',

@@ -2,7 +2,7 @@ import type { Dexie } from 'dexie';
 import type { CollectionDefinition, DriverRepository, Row } from '../core/internal.js';
 import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
-import { listRows, type RowsInOrder } from './indexeddb-query.js';
+import { listRows, type RowsInOrder } from './in-memory-query.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */

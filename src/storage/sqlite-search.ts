@@ -1,10 +1,30 @@
 import type { CollectionDefinition } from '../core/internal.js';
-import { quote } from './sql/dialect.js';
+import { quote, type SqlTextIndex } from './sql/dialect.js';
 import { seconds } from './sqlite-bulk.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 
 /** The FTS5 table that holds a collection's searchable text, as trigrams. */
 export const searchTableOf = (collection: string): string => `${collection}__search`;
+
+/** An FTS5 phrase: the text as it is, in double quotes. */
+const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
+/**
+ * What lists search first on SQLite: the collection's FTS5 trigram table,
+ * joined to the collection's rows by rowid. Trigrams find text of 3
+ * characters or more.
+ */
+export const searchTextIndex: SqlTextIndex = {
+  table: (collection) => quote(searchTableOf(collection)),
+  term: (columns, text) => ([...text].length >= 3 ? `{${columns.join(' ')}} : ${phrase(text)}` : undefined),
+  allOf: (terms) => terms.join(' AND '),
+  matching: (textTable, table, placeholder) => ({
+    from: `${textTable} JOIN ${table} ON ${table}.rowid = ${textTable}.rowid`,
+    where: `${textTable} MATCH ${placeholder}`,
+  }),
+  matches: (textTable, placeholder) =>
+    `SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ${placeholder}`,
+};
 
 /** Rows copied into a new text index per statement: the event loop (and the log) get a turn between. */
 const fillBatch = 50_000;

@@ -6,7 +6,7 @@ import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { pauseIndexes } from './sqlite-bulk.js';
-import { ensureSearchTable, pauseSearch, searchTableOf } from './sqlite-search.js';
+import { ensureSearchTable, pauseSearch, searchTextIndex } from './sqlite-search.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
@@ -55,8 +55,11 @@ export const sqliteDialect: SqlDialect = {
   indexKey: (column, direction) => (direction === 'desc' ? `${column} DESC` : column),
   // LIKE folds ASCII only: a function of Berth's folds as JavaScript does, as the other drivers do.
   contains: (column, text, next) => `${containsFunction}(${column}, ${next(text.toLowerCase())})`,
-  unindexed: (column) => `+${column}`,
-  searchTable: searchTableOf,
+  steering: {
+    unindexed: (column) => `+${column}`,
+    rowEstimate: (table) => `SELECT max(rowid) AS "n" FROM ${table}`,
+  },
+  textIndex: searchTextIndex,
   classify(error) {
     const code = (error as { code?: string }).code ?? '';
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {

@@ -1,8 +1,14 @@
 import type { FieldKind } from '../../core/internal.js';
 
-/** What differs between the SQL engines Berth speaks to; the rest of the SQL is shared. */
+/**
+ * What differs between the SQL engines Berth speaks to; the rest of the SQL
+ * is shared. An engine adapter supplies its own (`sqliteDialect`,
+ * `postgresDialect`): the shared code never asks which engine it speaks to,
+ * only what the dialect says, so another engine brings another object.
+ */
 export interface SqlDialect {
-  readonly name: 'sqlite' | 'postgres';
+  /** The engine's name, for messages (`sqlite`, `postgres`). */
+  readonly name: string;
   /** The n-th parameter (1-based): `?` or `$n`. */
   placeholder(index: number): string;
   /** The column type a field kind is stored in. */
@@ -18,17 +24,17 @@ export interface SqlDialect {
   /** SQL true when `column` holds `text` (case-insensitive); `next` takes a parameter's value and gives its placeholder. */
   contains(column: string, text: string, next: (value: unknown) => string): string;
   /**
-   * A column as a condition names it when its index must not drive the
-   * query (SQLite's unary `+`), for a list that is faster walking the index
-   * of its order; absent where the planner weighs this itself.
+   * How a list with conditions is steered between walking the index of its
+   * order and finding its matches through their own indexes, for an engine
+   * whose planner does not weigh this itself (SQLite); absent where it does.
    */
-  unindexed?(column: string): string;
+  steering?: SqlSteering;
   /**
    * A full-text (trigram) table beside a collection's (SQLite FTS5), that
-   * `q` and `contains` on searchable fields search first when their text has
-   * 3 characters or more; absent where indexes on the columns serve them.
+   * `q` and `contains` on searchable fields search first; absent where
+   * indexes on the columns serve them.
    */
-  searchTable?(collection: string): string;
+  textIndex?: SqlTextIndex;
   /** Whether an error means a unique value is taken (and which index), the engine is unavailable, a statement ran past its time, or the disk is full. */
   classify(error: unknown):
     | {
@@ -41,6 +47,31 @@ export interface SqlDialect {
         refused?: string;
       }
     | undefined;
+}
+
+/** See `SqlDialect.steering`. */
+export interface SqlSteering {
+  /** A column as a condition names it when its index must not drive the query (SQLite's unary `+`). */
+  unindexed(column: string): string;
+  /** A query whose `n` is about how many rows a table holds, read at no cost (SQLite: its highest rowid). */
+  rowEstimate(table: string): string;
+}
+
+/**
+ * See `SqlDialect.textIndex`. The exact conditions are checked on the rows
+ * it finds too, so every engine answers the same.
+ */
+export interface SqlTextIndex {
+  /** A collection's text table, quoted. */
+  table(collection: string): string;
+  /** What finds `text` in these columns through the index; undefined when it cannot (text too short). */
+  term(columns: readonly string[], text: string): string | undefined;
+  /** Terms that must all match, as the one parameter that `matching` and `matches` take. */
+  allOf(terms: readonly string[]): string;
+  /** The rows of `table` whose text matches the terms in `placeholder`: what to select from, and the condition. */
+  matching(textTable: string, table: string, placeholder: string): { from: string; where: string };
+  /** A query of the matches alone, which reads no row of the table (a count takes it). */
+  matches(textTable: string, placeholder: string): string;
 }
 
 export const quote = (name: string): string => `"${name}"`;

@@ -15,7 +15,8 @@ import { sqlRepository, translate } from './sql-repository.js';
 
 /** What an engine adapter gives the shared SQL driver: its dialect, connections and transactions. */
 export interface SqlEngine {
-  readonly driver: 'sqlite' | 'postgres';
+  /** The driver's name, for logs (`sqlite`, `postgres`). */
+  readonly driver: string;
   readonly location: string;
   readonly dialect: SqlDialect;
   readonly editor: SqlSchemaEditor;

@@ -54,12 +54,6 @@ export interface ListStatements {
   choose: boolean;
 }
 
-/** Text a trigram index can find: 3 characters or more. */
-const indexable = (text: string): boolean => [...text].length >= 3;
-
-/** An FTS5 phrase: the text as it is, in double quotes. */
-const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
-
 /**
  * Builds a list query's statements. Field names were checked against the
  * collection by whoever made the query (the resource's query parser); here
@@ -68,8 +62,8 @@ const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
  * of the first key), NULL first ascending and last descending on every
  * engine; `after` (keyset paging) starts strictly after the given key
  * values. Free text (`q`) and `contains` are case-insensitive substrings;
- * where the engine has a text index beside the table (SQLite), `find`
- * takes its candidates from there for text of 3 characters or more.
+ * where the dialect has a text index beside the table (SQLite), `find`
+ * takes its candidates from there for text it can find (3 characters or more).
  */
 export function listStatements(
   collection: CollectionDefinition,
@@ -88,7 +82,8 @@ export function listStatements(
   const qualified = (name: string): string => `${table}.${quote(name)}`;
   const order = orderOf(query).map(({ field, direction }) => ({ ...column(field), direction }));
   const searchIn = query.searchIn ?? collection.searchable;
-  const searchTable = dialect.searchTable?.(collection.name);
+  const { steering, textIndex } = dialect;
+  const textTable = textIndex?.table(collection.name);
   const searchable = new Set(collection.searchable);
 
   /** A statement's parameters, each pushed where its placeholder stands. */
@@ -114,7 +109,7 @@ export function listStatements(
     withSearch = true,
   ) => {
     const condition = (name: string): string =>
-      unindexed && dialect.unindexed ? dialect.unindexed(qualified(name)) : qualified(name);
+      unindexed && steering ? steering.unindexed(qualified(name)) : qualified(name);
     const parts: string[] = [];
     const terms: string[] = [];
     let plain = 0;
@@ -123,8 +118,8 @@ export function listStatements(
       const { name, kind } = column(each.field);
       if (each.op === 'contains') {
         const text = String(each.value);
-        if (useTextIndex && searchable.has(name) && indexable(text))
-          terms.push(`{${name}} : ${phrase(text)}`);
+        const term = useTextIndex && searchable.has(name) ? textIndex?.term([name], text) : undefined;
+        if (term) terms.push(term);
         else plain++;
         parts.push(dialect.contains(qualified(name), text, next));
       } else if (each.value === null) {
@@ -137,8 +132,8 @@ export function listStatements(
     }
     if (!withSearch) return { parts, terms, plain };
     if (query.search && searchIn.length) {
-      if (useTextIndex && indexable(query.search))
-        terms.push(`{${searchIn.join(' ')}} : ${phrase(query.search)}`);
+      const term = useTextIndex ? textIndex?.term(searchIn, query.search) : undefined;
+      if (term) terms.push(term);
       else plain++;
       parts.push(
         `(${searchIn.map((field) => dialect.contains(qualified(field), query.search!, next)).join(' OR ')})`,
@@ -157,11 +152,10 @@ export function listStatements(
   const whereOf = (parts: readonly string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
   /**
    * FROM and WHERE with the text index first when there are terms for it
-   * (SQLite: its MATCH takes the first `?`, the others follow in order).
+   * (its parameter first: SQLite numbers placeholders by where they stand).
    */
   const matching = (withKeyset: boolean) => {
     const { params, next } = parameters();
-    const textTable = searchTable ? quote(searchTable) : undefined;
     const match = textTable ? next('') : ''; // its place, filled below once the terms are known
     const { parts, terms, plain } = conditions(next, false, textTable !== undefined);
     const after = withKeyset ? keyset(next) : [];
@@ -169,10 +163,11 @@ export function listStatements(
       if (textTable) params.shift();
       return { from: table, where: whereOf([...parts, ...after]), params, terms, plain };
     }
-    params[0] = terms.join(' AND ');
+    params[0] = textIndex!.allOf(terms);
+    const text = textIndex!.matching(textTable!, table, match);
     return {
-      from: `${textTable} JOIN ${table} ON ${table}.rowid = ${textTable}.rowid`,
-      where: whereOf([`${textTable} MATCH ${match}`, ...parts, ...after]),
+      from: text.from,
+      where: whereOf([text.where, ...parts, ...after]),
       params,
       terms,
       plain,
@@ -202,7 +197,7 @@ export function listStatements(
     statement =
       counting.terms.length && counting.plain === 0
         ? {
-            sql: `SELECT count(*) AS "total" FROM (SELECT rowid FROM ${quote(searchTable!)} WHERE ${quote(searchTable!)} MATCH ?${cap}) AS "matching"`,
+            sql: `SELECT count(*) AS "total" FROM (${textIndex!.matches(textTable!, dialect.placeholder(1))}${cap}) AS "matching"`,
             params: [counting.params[0]],
           }
         : {
@@ -238,7 +233,7 @@ export function listStatements(
       }
       return probe;
     },
-    choose: conditional && dialect.unindexed !== undefined && servesOrder(indexes, orderOf(query)),
+    choose: conditional && steering !== undefined && servesOrder(indexes, orderOf(query)),
   };
 }
 

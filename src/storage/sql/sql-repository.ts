@@ -114,11 +114,12 @@ export function sqlRepository(
   const statementsOf = perKeptQuery((query: ListQuery) =>
     listStatements(collection, byName, indexes, query, dialect, qualifiedList),
   );
-  /** About how many rows the table holds (the highest rowid on SQLite), asked again at most every 10 s. */
+  /** About how many rows the table holds (the dialect's estimate), asked again at most every 10 s. */
   let rows = { count: 0, at: -Infinity };
+  const rowEstimate = dialect.steering?.rowEstimate(table) ?? ''; // a list is steered only where the dialect steers
   const rowsNow = (): Eventually<number> => {
     if (Date.now() - rows.at < 10_000) return rows.count;
-    return thenEventually(connection.one(`SELECT max(rowid) AS "n" FROM ${table}`, []), (row) => {
+    return thenEventually(connection.one(rowEstimate, []), (row) => {
       rows = { count: Number(row?.n ?? 0), at: Date.now() };
       return rows.count;
     });

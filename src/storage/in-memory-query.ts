@@ -1,3 +1,10 @@
+/**
+ * The generic in-memory query engine: list queries (conditions, free text,
+ * order, keyset and offset paging, totals) answered over rows held in
+ * memory, exactly as the SQL drivers answer them. IndexedDB's driver reads
+ * its in-memory copies and its index walks through it; it knows nothing of
+ * IndexedDB.
+ */
 import {
   BerthError,
   type CollectionDefinition,
