@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   accountsModule,
   createApp,
+  presenterOf,
   defineCollection,
   defineModule,
   field,
@@ -378,8 +379,8 @@ describe('private fields: only the record’s owner and the admin token see them
     const other: Caller = { id: 'u2', admin: false, via: 'accounts', collection: 'users' };
     const admin: Caller = { id: 'admin', admin: true, via: 'admin-token' };
     const seen = [admin, owner, other, undefined].map((caller) => {
-      const answered = JSON.stringify(contacts.answerTo(record, caller));
-      expect(answered).toBe(JSON.stringify(contacts.presentTo(record, caller)));
+      const answered = JSON.stringify(presenterOf(contacts).answerTo(record, caller));
+      expect(answered).toBe(JSON.stringify(presenterOf(contacts).presentTo(record, caller)));
       return Object.keys(JSON.parse(answered) as object);
     });
     expect(seen[0]).toEqual(['id', 'nickname', 'phone', 'owner', 'createdAt', 'updatedAt']);

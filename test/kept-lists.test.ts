@@ -226,3 +226,29 @@ describe('a list asked for again keeps its answer while storage says nothing cha
     expect(unversioned.listed('notices')).toBe(3);
   });
 });
+
+describe('which reads the kept-lists cache may keep', () => {
+  it('the data layer calls its own reads pure; a repository made elsewhere never is', async () => {
+    const { readsOf } = await import('../src/core/data-store.js');
+    const {
+      createApp: make,
+      defineCollection: collection,
+      defineModule: module,
+      field: f,
+    } = await import('../src/core/internal.js');
+    const notes = collection({ name: 'notes', fields: { title: f.text() } });
+    const app = make({ name: 'pure', modules: [module({ name: 'notes', collections: [notes] })] });
+    const storage = app.createStorage(openSqliteStorage(':memory:'));
+    await storage.migrate(app.collections);
+    const repository = storage.repository(notes);
+    expect(readsOf(repository).pure).toBe(true);
+    // A test's stand-in: the same reads, through a repository the data layer did not make.
+    const standIn = {
+      list: (query: Parameters<typeof repository.list>[0]) => repository.list(query),
+      get: (id: string) => repository.get(id),
+    } as unknown as typeof repository;
+    expect(readsOf(standIn).pure).toBe(false);
+    expect(await readsOf(standIn).list({ limit: 5 })).toMatchObject({ items: [] });
+    await storage.close();
+  });
+});

@@ -1,3 +1,4 @@
+import { presenterOf } from './collection.js';
 import { scopedServices } from './service.js';
 import type { ParamIndexMap, Params, ParamStash, Result } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
@@ -343,7 +344,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
         list: collection.operations.includes('list') ? collection.access.list : 'admin',
         read: collection.operations.includes('read') ? collection.access.read : 'admin',
         ownership: collection.ownership,
-        presentTo: collection.presentTo as Topic['presentTo'],
+        presentTo: presenterOf(collection).presentTo as Topic['presentTo'],
       },
     ]),
   );

@@ -102,8 +102,12 @@ export interface CollectionDefinition<F extends Fields = Fields> {
     readonly write: z.ZodType<CreateInput<F>>;
     readonly patch: z.ZodType<UpdateInput<F>>;
   };
-  /** The record as the server's own answers and change events hold it: without hidden fields. */
+  /** The record as the server's own answers and change events hold it: without hidden fields (for a module's own routes). */
   present(record: RecordOf<F>): RecordOf<F>;
+}
+
+/** How Berth's resource and realtime show a collection's records to a caller: not part of the public definition. */
+export interface Presenter<F extends Fields = Fields> {
   /** The record as a caller may see it: without private fields unless it is theirs (or the caller is the admin). */
   presentTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
   /**
@@ -115,6 +119,12 @@ export interface CollectionDefinition<F extends Fields = Fields> {
    */
   answerTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
 }
+
+const presenters = new WeakMap<object, Presenter>();
+
+/** The presenter `defineCollection` made for a collection (Berth's own folders only: see `core/internal.ts`). */
+export const presenterOf = <F extends Fields>(collection: CollectionDefinition<F>): Presenter<F> =>
+  presenters.get(collection) as unknown as Presenter<F>;
 
 const collectionName = /^[a-z][a-z0-9_]{0,62}$/;
 const fieldName = /^[a-zA-Z][a-zA-Z0-9_]{0,62}$/;
@@ -311,7 +321,7 @@ export function defineCollection<const F extends Fields>(
     (toAll: Shown, toOthers: Shown) =>
     (record: RecordOf<F>, caller: Caller | undefined): RecordOf<F> =>
       caller?.admin || owns(caller, record, ownership) ? toAll(record) : toOthers(record);
-  return {
+  const definition: CollectionDefinition<F> = {
     name,
     fields,
     description: options.description,
@@ -335,11 +345,14 @@ export function defineCollection<const F extends Fields>(
       return (schemas ??= schemasOf(fields, new Set(ownerRuled ? [owner] : [])));
     },
     present,
+  };
+  presenters.set(definition, {
     presentTo:
       privateFields.length === 0 ? present : toCaller(present, (record) => without(record, notForOthers)),
     answerTo:
       privateFields.length === 0
         ? answerForAll
         : toCaller(answerForAll, (record) => blanked(record, notForOthersList)),
-  };
+  } as unknown as Presenter);
+  return definition;
 }

@@ -34,6 +34,12 @@ export interface DataStoreOptions {
 interface Reads {
   list(query: ListQuery): Eventually<ListResult<Row>>;
   get(id: string): Eventually<Row | undefined>;
+  /**
+   * Whether a read answers only what storage holds (no code of the app's runs on it): the kept-lists cache
+   * keeps answers only then. The data layer says so per collection; a repository made elsewhere (a test's
+   * stand-in) is never taken for pure. A hook that runs on reads must make it false for its collection.
+   */
+  pure: boolean;
   /** The driver's `readsVersion`, when it has one. */
   readsVersion?(): object | undefined;
 }
@@ -53,7 +59,11 @@ const storeKey = Symbol('stores a validated record');
  * const found = readsOf(services.storage.repository(books)).get(id) // a row, or a promise of one
  */
 export const readsOf = (repository: Repository): Reads =>
-  (repository as Repository & { [readsKey]?: Reads })[readsKey] ?? (repository as unknown as Reads);
+  (repository as Repository & { [readsKey]?: Reads })[readsKey] ?? {
+    pure: false,
+    list: (query) => repository.list(query) as Eventually<ListResult<Row>>,
+    get: (id) => repository.get(id) as Eventually<Row | undefined>,
+  };
 
 /** A record of a collection with this many fields, as the data layer handles it. */
 type AnyRecord = RecordOf<Fields>;
@@ -278,6 +288,8 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     };
 
     const reads: Reads = {
+      // Collection hooks run on writes only: no code of the app's runs on a read.
+      pure: true,
       list: (query) => raw().list(query),
       get: (id) => raw().get(id),
     };

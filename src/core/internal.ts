@@ -94,7 +94,9 @@ export { z } from 'zod';
 export { field, type FieldDefinition, type FieldKind, type FieldValue, type OnDelete } from './fields.js';
 export {
   defineCollection,
+  presenterOf,
   operations,
+  type Presenter,
   type Access,
   type CollectionDefinition,
   type CollectionOptions,

@@ -1,3 +1,4 @@
+import { presenterOf } from './collection.js';
 import { z } from 'zod';
 import type { CollectionDefinition, Operation } from './collection.js';
 import { BerthError } from './errors.js';
@@ -236,6 +237,7 @@ export function resourceRoutes(
   skip: ReadonlySet<string> = new Set(),
 ): RouteDefinition[] {
   const { name, path } = collection;
+  const { answerTo } = presenterOf(collection);
   const record = collection.schemas.record;
   const page = z.object({
     items: z.array(record),
@@ -343,7 +345,8 @@ export function resourceRoutes(
           if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
           const reads = readsOf(services.storage.repository(collection));
           // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
-          const version = keepable ? reads.readsVersion?.() : undefined;
+          // Only reads the data layer calls pure are kept: a read that runs code is asked every time.
+          const version = keepable && reads.pure ? reads.readsVersion?.() : undefined;
           const key = version === undefined ? '' : `${callerKey(caller)}\n${request.url}`;
           if (version !== undefined) {
             const answer = kept.get(version, key);
@@ -356,7 +359,7 @@ export function resourceRoutes(
             const more = items.length > parsed.limit;
             const shown = more ? items.slice(0, parsed.limit) : items;
             const answer = {
-              items: shown.map((item) => collection.answerTo(item as never, caller)),
+              items: shown.map((item) => answerTo(item as never, caller)),
               total,
               totalExact: totalCapped !== true,
               limit: parsed.limit,
@@ -381,7 +384,7 @@ export function resourceRoutes(
           return thenEventually(read(services, params.id), (found) => {
             const verdict = judge(access.read, caller, found, ownership);
             if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
-            return collection.answerTo(found as never, caller);
+            return answerTo(found as never, caller);
           });
         },
       }),
@@ -433,7 +436,7 @@ export function resourceRoutes(
               });
             },
           );
-          return collection.answerTo(created, caller);
+          return answerTo(created, caller);
         },
       }),
     update: () =>
@@ -478,7 +481,7 @@ export function resourceRoutes(
             });
           });
           if (!updated) throw notFound(params.id);
-          return collection.answerTo(updated, caller);
+          return answerTo(updated, caller);
         },
       }),
     delete: () =>
