@@ -38,7 +38,7 @@ const servers = {
   'raw + log line': [script('raw.mjs'), [], { BENCH_LOGGER: '1' }],
   hono: [script('hono.mjs'), [], {}],
 };
-/** Measured for the start only: a first start, before any compiled code is kept (src/node/compile-cache.ts). */
+/** Measured for the start only: a first start, before any compiled code is kept (src/node/runtime/compile-cache.ts). */
 const startOnly = {
   'berth, compile cache off': [berth, ['start'], { BERTH_COMPILE_CACHE: 'false' }],
 };

@@ -21,9 +21,9 @@ const builtins = new Set(builtinModules);
 // 40 % off spawn → first answer. The library (`import … from 'berth'`)
 // stays the compiled files in dist/, one per source file. Berth's own files
 // (the UI's build, package.json) are found from its package root
-// (src/node/berth-package.ts), wherever the code that asks sits. The
+// (src/node/runtime/berth-package.ts), wherever the code that asks sits. The
 // bundle is CommonJS so bin/berth can hand V8 the code it compiled for it
-// at an earlier start (src/node/compile-cache.ts), which Node.js 20 allows
+// at an earlier start (src/node/runtime/compile-cache.ts), which Node.js 20 allows
 // for CommonJS only: a start then skips compiling it again.
 export default defineConfig({
   input: { berth: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },

@@ -1,7 +1,7 @@
 // Writes the reference table of every setting into docs/configuration.md, between the
-// settings markers, from src/node/setting-table.ts (built into dist/).
+// settings markers, from src/node/settings/setting-table.ts (built into dist/).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { settingsReference } from '../dist/node/setting-table.js';
+import { settingsReference } from '../dist/node/settings/setting-table.js';
 
 const file = new URL('../docs/configuration.md', import.meta.url);
 const readme = readFileSync(file, 'utf8');

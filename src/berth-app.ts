@@ -4,8 +4,8 @@ import { batchModule } from './modules/batch/index.js';
 import { chatModule } from './modules/chat/index.js';
 import { playgroundModule } from './modules/playground/index.js';
 import { usersModule } from './modules/users/index.js';
-import { accountsModule } from './node/accounts.js';
-import { berthVersion } from './node/berth-package.js';
+import { accountsModule } from './node/security/accounts.js';
+import { berthVersion } from './node/runtime/berth-package.js';
 
 export { berthVersion };
 

@@ -6,16 +6,16 @@
  * tests reach everything else through `src/internal.ts`.
  */
 import { setTestRuntime } from './core/internal.js';
-import { nodeTestRuntime } from './node/test-runtime.js';
+import { nodeTestRuntime } from './node/runtime/test-runtime.js';
 
 setTestRuntime(nodeTestRuntime);
 
 export * from './core/index.js';
 export { runCli, CommandError, type CliOptions } from './cli/run-cli.js';
-export { testAdminToken } from './node/test-runtime.js';
-export { SettingError } from './node/setting-error.js';
+export { testAdminToken } from './node/runtime/test-runtime.js';
+export { SettingError } from './node/settings/setting-error.js';
 export { booksModule, books } from './modules/books/index.js';
 export { usersModule, users } from './modules/users/index.js';
 export { sessions } from './modules/accounts/index.js';
 export { jwtAuthenticator, type JwtOptions } from './modules/accounts/jwt.js';
-export { accountsModule } from './node/accounts.js';
+export { accountsModule } from './node/security/accounts.js';

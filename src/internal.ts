@@ -6,12 +6,12 @@
  */
 export * from './index.js';
 export * from './core/internal.js';
-export { startServer, type RunningServer, type StartOptions } from './node/start.js';
+export { startServer, type RunningServer, type StartOptions } from './node/server/start.js';
 export { openSqliteStorage } from './storage/sqlite.js';
 export { openPostgresStorage } from './storage/postgres.js';
 export { chatModule, chatChannel } from './modules/chat/index.js';
 export { accountSettings, createAccountsModule, type PasswordHasher } from './modules/accounts/index.js';
-export { scryptHasher } from './node/password-hasher.js';
+export { scryptHasher } from './node/security/password-hasher.js';
 export { batchModule } from './modules/batch/index.js';
 export { withBerthModules } from './modules/berth-modules.js';
 export { createBerthApp, berthVersion } from './berth-app.js';

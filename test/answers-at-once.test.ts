@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp, defineModule, defineRoute, silentLogger, type Logger } from '../src/core/internal.js';
-import { HttpListener } from '../src/node/http-listener.js';
+import { HttpListener } from '../src/node/server/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { adminToken, instantiate } from './helpers/in-process.js';
 

@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createBalancer } from '../src/node/cluster-balancer.js';
+import { createBalancer } from '../src/node/cluster/cluster-balancer.js';
 import { loadDuring } from './helpers/load-generator.js';
 import { berthBin, freePort, startBinary, tempDir, type RunningProcess } from './helpers/processes.js';
 

@@ -14,11 +14,11 @@ import {
 import { basename, dirname, join } from 'node:path';
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { compileCacheDirectory } from '../src/node/compile-cache.js';
+import { compileCacheDirectory } from '../src/node/runtime/compile-cache.js';
 import { runAsAnotherUser } from './helpers/as-another-user.js';
 import { berthBin, repoRoot, startBinary, tempDir } from './helpers/processes.js';
 
-const loader = join(repoRoot, 'dist', 'node', 'compile-cache.js');
+const loader = join(repoRoot, 'dist', 'node', 'runtime', 'compile-cache.js');
 
 /** A folder of CommonJS files like the bundle's: an entry requiring a chunk and a built-in. */
 function fixture(part: string): string {

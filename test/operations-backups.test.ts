@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../src/core/internal.js';
-import { progressLines } from '../src/node/backups.js';
+import { progressLines } from '../src/node/data/backups.js';
 import { instantiate } from './helpers/in-process.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { berthBin, bookshopBin, startBinary, tempDir } from './helpers/processes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scryptHasher } from '../src/node/password-hasher.js';
+import { scryptHasher } from '../src/node/security/password-hasher.js';
 
 describe('the scrypt password hasher', () => {
   it('checks a password against its hash; an unmatchable value is checked at the same cost and never matches', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBerthApp } from '../src/berth-app.js';
-import { startServer } from '../src/node/start.js';
+import { startServer } from '../src/node/server/start.js';
 import { berthBin, freePort, startBinary, tempDir } from './helpers/processes.js';
 import { loadDuring } from './helpers/load-generator.js';
 

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp, silentLogger } from '../src/core/internal.js';
 import { headerOf, parsedHeaders } from '../src/core/request-headers.js';
-import { HttpListener } from '../src/node/http-listener.js';
+import { HttpListener } from '../src/node/server/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { adminToken, instantiate } from './helpers/in-process.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { requestLineWriter } from '../src/node/logger.js';
+import { requestLineWriter } from '../src/node/runtime/logger.js';
 
 describe('the release request line', () => {
   const written = (entries: Parameters<ReturnType<typeof requestLineWriter>>[0][]) => {

@@ -15,7 +15,7 @@ import {
   z,
   type SettingEntry,
 } from '../src/internal.js';
-import { settingTable } from '../src/node/setting-table.js';
+import { settingTable } from '../src/node/settings/setting-table.js';
 import { tempDir } from './helpers/processes.js';
 
 const trackerSettings = defineSettings('tracker', {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { settingsReference } from '../src/node/setting-table.js';
-import { resolveSettings } from '../src/node/settings.js';
+import { settingsReference } from '../src/node/settings/setting-table.js';
+import { resolveSettings } from '../src/node/settings/settings.js';
 import { tempDir } from './helpers/processes.js';
 
 function settingsIn(

@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type Logger, type Storage } from '../src/core/internal.js';
 import { runCli } from '../src/cli/run-cli.js';
-import { serverBackups } from '../src/node/backups.js';
-import { openStorage } from '../src/node/open-storage.js';
-import { SettingError } from '../src/node/setting-error.js';
-import { resolveSettings } from '../src/node/settings.js';
+import { serverBackups } from '../src/node/data/backups.js';
+import { openStorage } from '../src/node/data/open-storage.js';
+import { SettingError } from '../src/node/settings/setting-error.js';
+import { resolveSettings } from '../src/node/settings/settings.js';
 import {
   chosenStorage,
   registerStorageDriver,
   registeredSchemes,
   type StorageDriverEntry,
-} from '../src/node/storage-drivers/registry.js';
+} from '../src/node/data/storage-drivers/registry.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { tempDir } from './helpers/processes.js';
 

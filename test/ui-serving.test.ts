@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
-import { directoryAssets } from '../src/node/directory-assets.js';
+import { directoryAssets } from '../src/node/server/directory-assets.js';
 import { instantiate } from './helpers/in-process.js';
 import { berthBin, bookshopBin, repoRoot, startBinary, tempDir } from './helpers/processes.js';
 

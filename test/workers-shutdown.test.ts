@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createApp, silentLogger } from '../src/core/internal.js';
-import { HttpListener } from '../src/node/http-listener.js';
+import { HttpListener } from '../src/node/server/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { instantiate } from './helpers/in-process.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';

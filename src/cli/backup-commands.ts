@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { App } from '../core/internal.js';
-import { writeWhole } from '../node/backup-files.js';
-import { backupsDirOf, newBackupName, progressLines } from '../node/backups.js';
-import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
-import { resolveSettings, type Settings } from '../node/settings.js';
-import { chosenStorage } from '../node/storage-drivers/registry.js';
+import { writeWhole } from '../node/data/backup-files.js';
+import { backupsDirOf, newBackupName, progressLines } from '../node/data/backups.js';
+import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data/data-dir-lock.js';
+import { resolveSettings, type Settings } from '../node/settings/settings.js';
+import { chosenStorage } from '../node/data/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 
 /** The settings as `start` resolves them (flags, environment, `.env`, config file). */

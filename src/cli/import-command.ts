@@ -10,7 +10,7 @@ import {
   type CollectionDefinition,
   type Storage,
 } from '../core/internal.js';
-import { chosenStorage } from '../node/storage-drivers/registry.js';
+import { chosenStorage } from '../node/data/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';
 import { importProgress, perSecond } from './import-progress.js';

@@ -4,6 +4,6 @@ import { runCli } from './run-cli.js';
 
 /**
  * The `berth` binary. Bundled as CommonJS (no top-level await), so bin/berth
- * can load it with its compiled code kept between runs (node/compile-cache.ts).
+ * can load it with its compiled code kept between runs (node/runtime/compile-cache.ts).
  */
 void runCli(createBerthApp(), { extend: addNewCommand });

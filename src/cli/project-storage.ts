@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { App, CollectionDefinition, Logger, Storage } from '../core/internal.js';
-import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data-dir-lock.js';
-import { resolveAppModuleSettings } from '../node/module-settings.js';
-import { openStorage } from '../node/open-storage.js';
-import { resolveSettings, type Settings } from '../node/settings.js';
-import { chosenStorage } from '../node/storage-drivers/registry.js';
+import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data/data-dir-lock.js';
+import { resolveAppModuleSettings } from '../node/settings/module-settings.js';
+import { openStorage } from '../node/data/open-storage.js';
+import { resolveSettings, type Settings } from '../node/settings/settings.js';
+import { chosenStorage } from '../node/data/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';
 
 /** The settings as `start` resolves them (flags, environment, `.env`, config file). */

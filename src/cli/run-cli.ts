@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { MigrationError, type App } from '../core/internal.js';
-import { SettingError } from '../node/setting-error.js';
+import { SettingError } from '../node/settings/setting-error.js';
 import { ServiceError } from '../service/service-error.js';
 import { CommandError } from './command-error.js';
 import { exitCodes } from './exit-codes.js';

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { berthRoot } from '../node/berth-package.js';
+import { berthRoot } from '../node/runtime/berth-package.js';
 import { CommandError } from './command-error.js';
 
 /** The TypeScript Berth itself is built with, for `--ts` projects. */

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { MigrationError, type App } from '../core/internal.js';
-import { SettingError } from '../node/setting-error.js';
-import { failWorkerStart, isClusterWorker, settingsFromPrimary } from '../node/cluster-worker.js';
-import { resolveSettings, type Settings } from '../node/settings.js';
-import { startServer } from '../node/start.js';
-import { recordStartFailure } from '../node/start-failure.js';
+import { SettingError } from '../node/settings/setting-error.js';
+import { failWorkerStart, isClusterWorker, settingsFromPrimary } from '../node/cluster/cluster-worker.js';
+import { resolveSettings, type Settings } from '../node/settings/settings.js';
+import { startServer } from '../node/server/start.js';
+import { recordStartFailure } from '../node/server/start-failure.js';
 import { exitCodes } from './exit-codes.js';
-import type { startCluster } from '../node/cluster-primary.js';
+import type { startCluster } from '../node/cluster/cluster-primary.js';
 
 /** What a failure says: its message when it is one of Berth's own, its stack when unexpected. */
 const reasonOf = (error: unknown): string =>
@@ -75,7 +75,7 @@ export function addStartCommand(program: Command, app: App): void {
         // The cluster's packages load only for a cluster.
         server = clustered
           ? await (
-              await import('../node/cluster-primary.js')
+              await import('../node/cluster/cluster-primary.js')
             ).startCluster(app, { flags, argv: process.argv })
           : await startServer(app, { flags, ...(inputs ? { inputs } : {}) });
       } catch (error) {

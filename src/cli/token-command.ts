@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { App } from '../core/internal.js';
-import { replaceAdminToken } from '../node/admin-token-store.js';
-import { resolveSettings } from '../node/settings.js';
+import { replaceAdminToken } from '../node/security/admin-token-store.js';
+import { resolveSettings } from '../node/settings/settings.js';
 import { CommandError } from './command-error.js';
 
 /**

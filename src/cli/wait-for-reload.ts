@@ -1,4 +1,4 @@
-import { readServerState, type ReloadOutcome } from '../node/server-state.js';
+import { readServerState, type ReloadOutcome } from '../node/server/server-state.js';
 
 /**
  * Waits until the server with `pid` reports a reload after the `after`-th

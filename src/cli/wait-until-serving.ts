@@ -1,5 +1,5 @@
-import { readServerState, type ServerState } from '../node/server-state.js';
-import { readStartFailure } from '../node/start-failure.js';
+import { readServerState, type ServerState } from '../node/server/server-state.js';
+import { readStartFailure } from '../node/server/start-failure.js';
 import type { ServiceManager, ServiceSpec, ServiceStatus } from '../service/service-spec.js';
 
 export type ServingOutcome = { serving: ServerState } | { failed: string } | { timedOut: ServiceStatus };

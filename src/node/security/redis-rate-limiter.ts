@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module';
+import type * as IoRedis from 'ioredis';
+import { memoryRateLimiter, redactUrl, type Logger, type RateLimiter } from '../../core/internal.js';
+
+const hitScript = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return { count, redis.call('PTTL', KEYS[1]) }`;
+const peekScript = `
+return { tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1]) }`;
+const undoScript = `
+if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/**
+ * Rate-limit counters in Redis, shared by every instance that uses it: one
+ * key per counter, which expires with its window. While Redis is
+ * unreachable the counters of this process take over (and the log says so
+ * once), so a Redis outage never refuses a request.
+ */
+export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { close(): Promise<void> } {
+  // Loaded only when Redis is configured.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IoRedis;
+  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const local = memoryRateLimiter();
+  let warned = false;
+  redis.on('error', () => {});
+  const fallback = (error: unknown): void => {
+    if (warned) return;
+    warned = true;
+    logger.warn(
+      { reason: (error as Error).message },
+      `rate limits: Redis at ${redactUrl(url)} is unreachable; counting in this process until it returns`,
+    );
+  };
+  redis.on('ready', () => {
+    if (warned) logger.info({}, 'rate limits: Redis is back; counting there again');
+    warned = false;
+  });
+  return {
+    async hit(key, windowMs) {
+      try {
+        // One atomic step: count, start the window on the first hit, say when it ends (Redis 2.6+).
+        const [count, ttl] = (await redis.eval(hitScript, 1, `berth:rate:${key}`, windowMs)) as [
+          number,
+          number,
+        ];
+        return { count, resetIn: Math.max(0, ttl) };
+      } catch (error) {
+        fallback(error);
+        return local.hit(key, windowMs);
+      }
+    },
+    async peek(key) {
+      try {
+        const [count, ttl] = (await redis.eval(peekScript, 1, `berth:rate:${key}`)) as [number, number];
+        return ttl > 0 ? { count, resetIn: ttl } : { count: 0, resetIn: 0 };
+      } catch (error) {
+        fallback(error);
+        return local.peek(key);
+      }
+    },
+    async undo(key) {
+      try {
+        await redis.eval(undoScript, 1, `berth:rate:${key}`);
+      } catch (error) {
+        fallback(error);
+        await local.undo(key);
+      }
+    },
+    async reset(key) {
+      await redis.del(`berth:rate:${key}`).catch(() => local.reset(key));
+      await local.reset(key);
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
