@@ -7,15 +7,8 @@
  * holds everything; a change to this list is a change to Berth's promise
  * (`npm run api` shows it in `etc/*.api.md`).
  */
-export {
-  createApp,
-  type App,
-  type AppInstance,
-  type AppOptions,
-  type TestClient,
-  type TestClientOptions,
-  type UiOption,
-} from './app.js';
+export { createApp, type App, type AppInstance, type AppOptions, type UiOption } from './app.js';
+export type { TestClient, TestClientOptions } from './test-client.js';
 export {
   defineChannel,
   type ChannelContext,

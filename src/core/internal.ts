@@ -8,19 +8,21 @@
 export {
   createApp,
   extendApp,
-  setTestRuntime,
   type App,
   type AppHooks,
   type AppInstance,
   type AppOptions,
   type RegisteredRoute,
+  type Topic,
+  type UiOption,
+} from './app.js';
+export {
+  setTestRuntime,
   type TestRuntime,
   type TestClient,
   type TestInstance,
   type TestClientOptions,
-  type Topic,
-  type UiOption,
-} from './app.js';
+} from './test-client.js';
 export { generateOpenApi, openApiPath } from './openapi.js';
 export { toJsonSchema, type JsonSchema } from './json-schema.js';
 export {

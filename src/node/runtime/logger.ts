@@ -12,6 +12,8 @@ export interface NodeLogging {
   logger: NodeLogger;
   /** A faster writer for the per-request line, where one exists (release mode). */
   logRequest?: (entry: RequestLogEntry) => void;
+  /** Writes out every line logged so far before returning (a failing start's lines, before its error on stderr). */
+  flushSync(): void;
 }
 
 type Line = Record<string, unknown>;
@@ -47,11 +49,15 @@ export function createLogger(
     serializers: { err: pino.stdSerializers.err },
   };
   if (mode === 'release') {
-    if (destination !== process.stdout) return { logger: pino(options, destination) };
+    if (destination !== process.stdout) return { logger: pino(options, destination), flushSync: () => {} };
     // Buffered writes keep logging cheap under load; a timer flushes quiet periods.
     const lines = new LineBatch(pino.destination({ dest: 1, sync: false, minLength: 4096 }));
     setInterval(() => lines.flush(), 250).unref();
-    return { logger: pino(options, lines), logRequest: requestLineWriter(name, (line) => lines.write(line)) };
+    return {
+      logger: pino(options, lines),
+      logRequest: requestLineWriter(name, (line) => lines.write(line)),
+      flushSync: () => lines.flushSync(),
+    };
   }
   // Readable logs are for debug mode only: release mode never loads pino-pretty.
   const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
@@ -64,7 +70,8 @@ export function createLogger(
     hideObject: true,
     messageFormat: readable,
   });
-  return { logger: pino(options, stream) };
+  // Pretty lines are written as they are logged (sync): nothing waits.
+  return { logger: pino(options, stream), flushSync: () => {} };
 }
 
 /**

@@ -117,6 +117,8 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     storage = app.createStorage(openStorage(settings, logger), events);
   } catch (error) {
     dataDirLock?.release();
+    // What was logged goes out before the failure's own line (stderr), which a service quotes last.
+    logging.flushSync();
     throw error;
   }
   try {
@@ -153,7 +155,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
   } catch (error) {
     await storage.close();
     dataDirLock?.release();
-    logger.flush();
+    logging.flushSync();
     throw error;
   }
 }
