@@ -14,13 +14,15 @@ import { tempDir } from './helpers/processes.js';
 import { join } from 'node:path';
 
 const rows = 20_000;
-const columns = columnsOf(books as never);
-const byName = new Map(columns.map((column) => [column.name, column]));
-const list = columns.map((column) => `"books"."${column.name}"`).join(', ');
+const columns = (dialect: typeof sqliteDialect) => columnsOf(books as never, dialect);
+const list = columns(sqliteDialect)
+  .map((column) => `"books"."${column.name}"`)
+  .join(', ');
 
 /** The statements Berth sends for `GET /books?<search>`. */
 function statementsFor(search: string, dialect: typeof sqliteDialect) {
   const { query } = parseListQuery(books as never, new URLSearchParams(search));
+  const byName = new Map(columns(dialect).map((column) => [column.name, column]));
   return listStatements(books as never, byName, indexesOf(books as never), query, dialect, list);
 }
 

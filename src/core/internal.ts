@@ -95,6 +95,15 @@ export { validate } from './validation.js';
 export { z } from 'zod';
 export { field, type FieldDefinition, type FieldKind, type FieldValue, type OnDelete } from './fields.js';
 export {
+  fieldKinds,
+  kindOf,
+  sqlColumnOf,
+  type FieldKindSpec,
+  type SqlColumnSpec,
+  type UiHint,
+  type UiInput,
+} from './field-kinds/index.js';
+export {
   defineCollection,
   presenterOf,
   operations,

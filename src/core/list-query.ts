@@ -1,6 +1,7 @@
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
 import { hasNoNul, noNulMessage, type FieldKind } from './fields.js';
+import { fieldKinds, kindOf, type FieldKindSpec } from './field-kinds/index.js';
 import type { Condition, ListQuery } from './storage.js';
 
 /** The most keys a list may be sorted by. */
@@ -20,36 +21,26 @@ export const maxOffset = 10_000;
  */
 export const countLimit = 1_000;
 
-type Operator = Condition['op'];
+/** Which operators each kind of field takes (its kind's own list). */
+export const operatorsOf = Object.fromEntries(
+  Object.values(fieldKinds).map((spec) => [spec.kind, spec.operators]),
+) as Record<FieldKind, FieldKindSpec['operators']>;
 
-/** Which operators each kind of field takes. */
-export const operatorsOf: Record<FieldKind, readonly Operator[]> = {
-  text: ['eq', 'ne', 'contains'],
-  enum: ['eq', 'ne'],
-  reference: ['eq', 'ne'],
-  boolean: ['eq', 'ne'],
-  integer: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
-  real: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
-  date: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
-  datetime: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'],
-  json: [],
-};
-
-/** A filterable column: a field, or one every record has. */
+/** A filterable column: a field, or one every record has, with its kind resolved. */
 interface Filterable {
-  kind: FieldKind;
+  kind: FieldKindSpec;
   values?: readonly string[];
 }
 
 const builtIn: Record<string, Filterable> = {
-  id: { kind: 'reference' },
-  createdAt: { kind: 'datetime' },
-  updatedAt: { kind: 'datetime' },
+  id: { kind: kindOf('reference') },
+  createdAt: { kind: kindOf('datetime') },
+  updatedAt: { kind: kindOf('datetime') },
 };
 
 const filterableOf = new WeakMap<CollectionDefinition, ReadonlyMap<string, Filterable>>();
 
-/** The filterable fields of a collection (hidden and JSON fields are not); worked out once per collection. */
+/** The filterable fields of a collection (hidden ones and kinds without operators, JSON, are not); worked out once per collection. */
 export function filterableFields(collection: CollectionDefinition): ReadonlyMap<string, Filterable> {
   let known = filterableOf.get(collection);
   if (!known) filterableOf.set(collection, (known = findFilterable(collection)));
@@ -59,63 +50,12 @@ export function filterableFields(collection: CollectionDefinition): ReadonlyMap<
 function findFilterable(collection: CollectionDefinition): Map<string, Filterable> {
   const fields = new Map<string, Filterable>();
   for (const [name, field] of Object.entries(collection.fields)) {
-    if (field.hidden || field.kind === 'json') continue;
-    fields.set(name, { kind: field.kind, ...(field.values ? { values: field.values } : {}) });
+    const kind = kindOf(field.kind);
+    if (field.hidden || kind.operators.length === 0) continue;
+    fields.set(name, { kind, ...(field.values ? { values: field.values } : {}) });
   }
   for (const [name, field] of Object.entries(builtIn)) fields.set(name, field);
   return fields;
-}
-
-/** A filter value from query text, in the field's own type; a string saying what is wrong otherwise. */
-function valueOf(text: string, field: Filterable): string | number | boolean | { error: string } {
-  switch (field.kind) {
-    case 'integer':
-      return /^-?\d{1,16}$/.test(text) && Number.isSafeInteger(Number(text))
-        ? Number(text)
-        : { error: `"${text}" is not a whole number` };
-    case 'real':
-      return text.trim() !== '' && Number.isFinite(Number(text))
-        ? Number(text)
-        : { error: `"${text}" is not a number` };
-    case 'boolean':
-      return text === 'true'
-        ? true
-        : text === 'false'
-          ? false
-          : { error: `use true or false, not "${text}"` };
-    case 'enum':
-      return field.values!.includes(text) ? text : { error: `use one of ${field.values!.join(', ')}` };
-    case 'date':
-      return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : { error: 'a date is written YYYY-MM-DD' };
-    case 'datetime': {
-      if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00.000Z`;
-      const time = new Date(text);
-      return /^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(time.getTime())
-        ? time.toISOString()
-        : { error: 'a date and time is written in ISO 8601, e.g. 2026-11-23T09:30:00Z' };
-    }
-    default:
-      return text.length > 1000
-        ? { error: 'at most 1000 characters' }
-        : hasNoNul(text)
-          ? text
-          : { error: noNulMessage };
-  }
-}
-
-/** Whether a value from a cursor can stand for a field of this kind (null for a record without one). */
-function fitsCursor(value: unknown, field: Filterable): boolean {
-  if (value === null) return true;
-  switch (field.kind) {
-    case 'integer':
-      return Number.isSafeInteger(value);
-    case 'real':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    default:
-      return typeof value === 'string' && value.length <= 1000 && hasNoNul(value);
-  }
 }
 
 /** What `parseListQuery` makes of a query string. */
@@ -290,16 +230,19 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
       );
       continue;
     }
-    const op = (match[2] ?? 'eq') as Operator;
-    if (!operatorsOf[field.kind].includes(op)) {
-      fail(
-        given,
-        `"${match[2]}" is not an operator for ${match[1]}: use ${operatorsOf[field.kind].join(', ')}`,
-      );
+    const op = (match[2] ?? 'eq') as Condition['op'];
+    const { operators } = field.kind;
+    if (!operators.includes(op)) {
+      fail(given, `"${match[2] ?? 'eq'}" is not an operator for ${match[1]}: use ${operators.join(', ')}`);
       continue;
     }
+    // Text's `contains` takes any text (a substring); every other value is parsed by its kind.
     const parsed =
-      op !== 'contains' ? valueOf(value, field) : hasNoNul(value) ? value : { error: noNulMessage };
+      op === 'contains' && field.kind.kind === 'text'
+        ? hasNoNul(value)
+          ? value
+          : { error: noNulMessage }
+        : field.kind.parseFilter(value, field);
     if (typeof parsed === 'object') fail(given, parsed.error);
     else where.push({ field: match[1]!, op, value: parsed });
   }
@@ -309,12 +252,10 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
   else if (new Set(orderBy.map(({ field }) => field)).size !== orderBy.length)
     fail('sort', 'sort by each field once');
   else {
-    const unknown = orderBy.find(({ field }) => !fields.has(field));
+    const unknown = orderBy.find(({ field }) => !fields.get(field)?.kind.sortable);
     if (unknown) {
-      fail(
-        'sort',
-        `${collection.name} cannot be sorted by "${unknown.field}": use ${[...fields.keys()].join(', ')}`,
-      );
+      const sortable = [...fields].filter(([, field]) => field.kind.sortable).map(([name]) => name);
+      fail('sort', `${collection.name} cannot be sorted by "${unknown.field}": use ${sortable.join(', ')}`);
     }
   }
   let after: unknown[] | undefined;
@@ -325,7 +266,12 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
       const keys = [...orderBy.filter(({ field }) => field !== 'id').map(({ field }) => field), 'id'];
       after = decodeCursor(cursor, keys.length);
       // Each value must be of its sort key's kind: a cursor made for another sort, or by hand, is refused here.
-      if (after && !after.every((value, i) => fitsCursor(value, fields.get(keys[i]!) ?? builtIn.id!)))
+      if (
+        after &&
+        !after.every(
+          (value, i) => value === null || (fields.get(keys[i]!) ?? builtIn.id!).kind.fitsCursor(value),
+        )
+      )
         after = undefined;
       if (!after)
         fail(

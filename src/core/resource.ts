@@ -8,7 +8,6 @@ import {
   maxLimit,
   maxOffset,
   countLimit,
-  operatorsOf,
   parseListQuery,
   parseListQueryString,
   type ParsedListQuery,
@@ -53,7 +52,7 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
   };
   const aliased = new Map(Object.entries(collection.aliases).map(([alias, target]) => [target, alias]));
   for (const [name, field] of fields) {
-    for (const op of operatorsOf[field.kind]) {
+    for (const op of field.kind.operators) {
       // An alias named like the field (books' `author`, a substring filter) takes the field's plain name.
       const key = op === 'eq' ? (name in collection.aliases ? `${name}[eq]` : name) : `${name}[${op}]`;
       parameters.push({
@@ -63,12 +62,19 @@ function listParameters(collection: CollectionDefinition): Array<Record<string, 
         description:
           op === 'eq'
             ? `Only records whose ${name} is this value.`
-            : op === 'contains'
-              ? collection.searchable.includes(name)
-                ? `Only records whose ${name} contains this text (any case; 3 characters or more are found through a text index).`
-                : `Only records whose ${name} contains this text (any case). ${name} is not searchable: this reads every record that the other conditions leave.`
-              : `Only records whose ${name} is ${{ ne: 'not', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' }[op]} this value.`,
-        schema: op === 'contains' ? { type: 'string' } : schemaOf(name),
+            : op === 'contains' && field.kind.kind === 'multi-enum'
+              ? `Only records whose ${name} hold this value.`
+              : op === 'contains'
+                ? collection.searchable.includes(name)
+                  ? `Only records whose ${name} contains this text (any case; 3 characters or more are found through a text index).`
+                  : `Only records whose ${name} contains this text (any case). ${name} is not searchable: this reads every record that the other conditions leave.`
+                : `Only records whose ${name} is ${{ ne: 'not', gt: 'greater than', gte: 'at least', lt: 'less than', lte: 'at most' }[op]} this value.`,
+        schema:
+          op !== 'contains'
+            ? schemaOf(name)
+            : field.values
+              ? { type: 'string', enum: [...field.values] }
+              : { type: 'string' },
       });
       const alias = aliased.get(key);
       if (alias) {

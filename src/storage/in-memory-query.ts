@@ -24,11 +24,17 @@ const compare = (a: unknown, b: unknown): number => {
   return a < b ? -1 : 1;
 };
 
-/** One condition, as the SQL drivers evaluate it: comparing with NULL is never true. */
+/**
+ * One condition, as the SQL drivers evaluate it: comparing with NULL is
+ * never true. `contains` is membership for an array (a multi-valued enum's
+ * value: the only filterable kind whose values are arrays), else a
+ * case-insensitive substring.
+ */
 export function matches(row: Record<string, unknown>, condition: Condition): boolean {
   const value = row[condition.field] ?? null;
   const wanted = condition.value;
   if (condition.op === 'contains') {
+    if (Array.isArray(value)) return value.includes(wanted);
     return value !== null && String(value).toLowerCase().includes(String(wanted).toLowerCase());
   }
   if (wanted === null)

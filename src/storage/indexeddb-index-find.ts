@@ -9,7 +9,14 @@ import {
   type IndexScope,
   type Reader,
 } from './indexeddb-requests.js';
-import { encodeKey, indexableLength, orderIndexesOf, rowOf, trigramsOf } from './indexeddb-schema.js';
+import {
+  encodeKey,
+  indexableLength,
+  multiEntryFieldsOf,
+  orderIndexesOf,
+  rowOf,
+  trigramsOf,
+} from './indexeddb-schema.js';
 
 // Finding: a list's records through its conditions' own indexes (or the text index), when they are few,
 // instead of walking the order's index (indexeddb-index-walk.ts).
@@ -32,9 +39,13 @@ const sampleSize = 256;
 export const afterAll: IDBValidKey = [];
 /** Null's key (`encodeKey`): before every value. */
 const nullKey = -Infinity;
-/** A condition an index can find: a range of an index (undefined: the primary key), or trigrams of text. */
+/**
+ * A condition an index can find: a range of an index (undefined: the primary key; `multiEntry`: an index
+ * holding each member of a field's array, whose records' keys are not the key of the range), or trigrams
+ * of text.
+ */
 export type Source =
-  | { kind: 'range'; index: string | undefined; bounds: Bounds; condition: Condition }
+  | { kind: 'range'; index: string | undefined; bounds: Bounds; condition: Condition; multiEntry?: true }
   | { kind: 'text'; trigrams: string[] };
 
 /** The range of a condition on the first key of an index on (key…, id): keys are arrays, null is -Infinity. */
@@ -94,10 +105,16 @@ export function finding(scope: IndexScope) {
   const { collection, name, fields, searchStore, from } = scope;
   const indexes = orderIndexesOf(collection);
   const uniqueFields = new Set(fields.filter((field) => collection.fields[field]!.unique));
+  const multiEntry = new Set(multiEntryFieldsOf(collection));
 
   /** The source that finds a condition's records, if one does. */
   const sourceOf = (condition: Condition): Source | undefined => {
     const { field, op, value } = condition;
+    if (op === 'contains' && multiEntry.has(field) && value !== null) {
+      // A multi-valued enum holding the value: its multiEntry index has the record under each member.
+      const bounds = { lower: value, upper: value } as Bounds;
+      return { kind: 'range', index: field, bounds, condition, multiEntry: true };
+    }
     if (op === 'contains') {
       const text = String(value).toLowerCase();
       return searchStore && collection.searchable.includes(field) && [...text].length >= indexableLength
@@ -155,7 +172,7 @@ export function finding(scope: IndexScope) {
   ): Promise<Row[] | undefined> => {
     const ranges = sources.filter(
       (source): source is Extract<Source, { kind: 'range' }> =>
-        source.kind === 'range' && !source.bounds.empty,
+        source.kind === 'range' && !source.bounds.empty && !source.multiEntry,
     );
     const counts = await Promise.all(
       ranges.map((source) =>

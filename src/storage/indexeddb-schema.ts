@@ -1,4 +1,4 @@
-import type { CollectionDefinition, Row } from '../core/internal.js';
+import { kindOf, type CollectionDefinition, type Row } from '../core/internal.js';
 import { sortKeys } from '../core/list-query.js';
 
 /**
@@ -49,7 +49,8 @@ export function orderIndexesOf(collection: CollectionDefinition): readonly Order
   if (known) return known;
   const orders: string[][] = [['createdAt'], ['updatedAt']];
   for (const [field, definition] of Object.entries(collection.fields)) {
-    if (definition.indexed || definition.kind === 'reference') orders.push([field]);
+    if ((definition.indexed || definition.kind === 'reference') && kindOf(definition.kind).sortable)
+      orders.push([field]);
   }
   for (const order of [collection.sort, ...collection.sorts]) {
     const keys = sortKeys(order).filter(({ field }) => field !== 'id');
@@ -76,7 +77,13 @@ export function keyedFieldsOf(collection: CollectionDefinition): string[] {
   return [...fields].sort();
 }
 
-/** Dexie's schema line for a collection: primary key, unique fields, then the order indexes. */
+/** The fields whose kind keeps each member of its value as a key (`*name`): a multi-valued enum's. */
+export const multiEntryFieldsOf = (collection: CollectionDefinition): string[] =>
+  Object.entries(collection.fields)
+    .filter(([, field]) => kindOf(field.kind).indexeddb.multiEntry)
+    .map(([name]) => name);
+
+/** Dexie's schema line for a collection: primary key, unique fields, the order indexes, then multiEntry ones. */
 export const schemaOf = (collection: CollectionDefinition): string =>
   [
     'id',
@@ -84,6 +91,7 @@ export const schemaOf = (collection: CollectionDefinition): string =>
       .filter(([, field]) => field.unique)
       .map(([name]) => `&${name}`),
     ...orderIndexesOf(collection).map((index) => index.name),
+    ...multiEntryFieldsOf(collection).map((name) => `*${name}`),
   ].join(', ');
 
 /** The record as stored: the row with its keys in `_k`. */

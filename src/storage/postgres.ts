@@ -1,27 +1,10 @@
 import { createRequire } from 'node:module';
 import type * as Pg from 'pg';
-import {
-  redactUrl,
-  type CollectionDefinition,
-  type FieldKind,
-  type StorageDriver,
-} from '../core/internal.js';
+import { redactUrl, type CollectionDefinition, type StorageDriver } from '../core/internal.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { translate } from './sql/sql-repository.js';
-
-const columnTypes: Record<FieldKind, string> = {
-  text: 'TEXT',
-  integer: 'BIGINT',
-  real: 'DOUBLE PRECISION',
-  boolean: 'BOOLEAN',
-  json: 'JSONB',
-  enum: 'TEXT',
-  date: 'TEXT',
-  datetime: 'TEXT',
-  reference: 'TEXT',
-};
 
 /** `pg`, loaded when PostgreSQL is used: a start on SQLite never pays for it. */
 const loadPg = (): typeof Pg => createRequire(import.meta.url)('pg') as typeof Pg;
@@ -50,13 +33,6 @@ const unavailableCodes = new Set([
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
   placeholder: (index) => `$${index}`,
-  columnType: (kind) => columnTypes[kind],
-  // pg turns arrays into PostgreSQL arrays: JSON goes as its text.
-  encode: (kind, value) =>
-    value !== null && value !== undefined && kind === 'json' ? JSON.stringify(value) : (value ?? null),
-  decode: (_kind, value) => value ?? null,
-  // A selected column is never undefined: every value comes back as it is.
-  decodes: () => false,
   // PostgreSQL puts NULL last ascending unless told: an index says where lists put it.
   indexKey: (column, direction, nullable) =>
     `${column} ${direction === 'desc' ? 'DESC' : 'ASC'}${nullable ? (direction === 'desc' ? ' NULLS LAST' : ' NULLS FIRST') : ''}`,
@@ -234,7 +210,6 @@ export function openPostgresStorage(
           [],
         );
       },
-      sameType: (existing, field) => existing === columnTypes[field.kind],
       rebuildsTables: false,
       search: ensureTrigramIndexes,
     },

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from './sqlite-driver.js';
-import type { BackupProgress, FieldKind, StorageDriver } from '../core/internal.js';
+import type { BackupProgress, StorageDriver } from '../core/internal.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
 import { SqliteReader } from './sqlite-reader.js';
@@ -16,41 +16,9 @@ import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
 /** Prepared statements kept per database; the least recently used go first. */
 export const statementCacheLimit = 200;
 
-const columnTypes: Record<FieldKind, string> = {
-  text: 'TEXT',
-  integer: 'INTEGER',
-  real: 'REAL',
-  boolean: 'INTEGER',
-  json: 'TEXT',
-  enum: 'TEXT',
-  date: 'TEXT',
-  datetime: 'TEXT',
-  reference: 'TEXT',
-};
-
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   placeholder: () => '?',
-  columnType: (kind) => columnTypes[kind],
-  encode: (kind, value) =>
-    value === null || value === undefined
-      ? null
-      : kind === 'boolean'
-        ? value
-          ? 1
-          : 0
-        : kind === 'json'
-          ? JSON.stringify(value)
-          : value,
-  decode: (kind, value) =>
-    value === null || value === undefined
-      ? null
-      : kind === 'boolean'
-        ? value === 1
-        : kind === 'json'
-          ? JSON.parse(value as string)
-          : value,
-  decodes: (kind) => kind === 'boolean' || kind === 'json',
   // SQLite orders NULL before every value, in an index too: ascending puts it first, descending last.
   indexKey: (column, direction) => (direction === 'desc' ? `${column} DESC` : column),
   // LIKE folds ASCII only: a function of Berth's folds as JavaScript does, as the other drivers do.
@@ -309,8 +277,6 @@ export function openSqliteStorage(file: string): StorageDriver {
     search: ensureSearchTable,
     pauseSearch,
     pauseIndexes,
-    sameType: (existing, field) =>
-      existing === columnTypes[field.kind] || (existing === '' && field.kind === 'json'),
   };
 
   return sqlDriver({

@@ -51,6 +51,10 @@ describe('admin UI: the Data page generates its forms from any collection', () =
     await form.getByLabel('condition').selectOption('used');
     await form.getByLabel('acquired').fill('2024-02-29');
     await form.getByLabel('lentAt').fill('2026-11-23T09:30');
+    expect(await form.getByLabel('genres').evaluate((select) => (select as HTMLSelectElement).multiple)).toBe(
+      true,
+    );
+    await form.getByLabel('genres').selectOption(['drama', 'poetry']);
     await form.getByLabel('notes').fill('{"gift": tru');
     const posts: string[] = [];
     page.on('request', (request) => void (request.method() === 'POST' && posts.push(request.url())));
@@ -76,10 +80,12 @@ describe('admin UI: the Data page generates its forms from any collection', () =
       acquired: '2024-02-29',
       lentAt: '2026-11-23T08:30:00.000Z', // 09:30 in Paris
       notes: { gift: true, from: ['Ann'] },
+      genres: ['poetry', 'drama'],
       checkedBy: null,
     });
     await expect.poll(() => columnTexts(page, 'signed')).toEqual(['yes']); // once the list is reloaded
     expect(await columnTexts(page, 'notes')).toEqual(['{"gift":true,"from":["Ann"]}']);
+    expect(await columnTexts(page, 'genres')).toEqual(['poetry, drama']);
     expect(await columnTexts(page, 'shelf')).toEqual([poetry.id.slice(0, 8)]);
     expect(await columnTexts(page, 'lentAt')).toEqual(['2026-11-23T08:30:00.000Z']);
 

@@ -54,7 +54,17 @@ const locks = defineCollection({
   fields: { gadget: field.reference('gadgets') },
 });
 
-const collections: CollectionDefinition<Fields>[] = [gadgets, parts, notes, locks] as never;
+/** Multi-valued enums: one indexed with a default, one that may be null. */
+const prints = defineCollection({
+  name: 'prints',
+  fields: {
+    title: field.text(),
+    colours: field.enum(['red', 'green', 'blue'], { multiple: true, default: [], indexed: true }),
+    finishes: field.enum(['matte', 'gloss'], { multiple: true, required: false }),
+  },
+});
+
+const collections: CollectionDefinition<Fields>[] = [gadgets, parts, notes, locks, prints] as never;
 
 /** What the cases need from a test runner: vitest in Node, a small runner in Chromium. */
 export interface ContractRunner {
@@ -517,6 +527,82 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
       expect(event.record).not.toHaveProperty('secret');
     expect(seen).toContain('deleting WITH PART');
     expect((await repo.list({ limit: 10 })).items.map((g) => g.name)).toEqual(['SEEDED']);
+    await storage.close();
+  });
+
+  it('a multi-valued enum round-trips in declared order, is validated, and `contains` finds records holding a value', async () => {
+    const { storage, driver } = await ready();
+    const repo = storage.repository(prints);
+    const a = await repo.create({ title: 'A', colours: ['blue', 'red'], finishes: ['gloss'] });
+    expect(a).toMatchObject({ colours: ['red', 'blue'], finishes: ['gloss'] });
+    expect(await repo.get(a.id)).toEqual(a);
+    const b = await repo.create({ title: 'B', colours: ['green'] });
+    expect(b).toMatchObject({ colours: ['green'], finishes: null });
+    const c = await repo.create({ title: 'C' });
+    expect(c.colours).toEqual([]);
+    await repo.create({ title: 'D', colours: ['blue'], finishes: [] });
+    for (const [colours, why] of [
+      [['pink'], 'not a member'],
+      [['red', 'red'], 'twice'],
+      ['red', 'not an array'],
+      [null, 'null where required'],
+    ] as const) {
+      const error = await rejection(repo.create({ title: 'X', colours } as never));
+      expect({ why, code: error.code, paths: error.errors!.map((each) => each.path) }).toMatchObject({
+        why,
+        code: 'BERTH_VALIDATION_FAILED',
+        paths: [expect.stringMatching(/^colours/)],
+      });
+    }
+    const titles = async (where: Array<{ field: string; op: 'contains' | 'eq'; value: string }>) => {
+      const page = await repo.list({ where, orderBy: [{ field: 'title', direction: 'asc' }], limit: 10 });
+      return { titles: page.items.map((item) => item.title), total: page.total };
+    };
+    expect(await titles([{ field: 'colours', op: 'contains', value: 'blue' }])).toEqual({
+      titles: ['A', 'D'],
+      total: 2,
+    });
+    expect(await titles([{ field: 'colours', op: 'contains', value: 'green' }])).toEqual({
+      titles: ['B'],
+      total: 1,
+    });
+    // A member's name inside another's never matches, nor does a value nobody holds.
+    expect(await titles([{ field: 'colours', op: 'contains', value: 're' }])).toEqual({
+      titles: [],
+      total: 0,
+    });
+    expect(
+      await titles([
+        { field: 'colours', op: 'contains', value: 'blue' },
+        { field: 'finishes', op: 'contains', value: 'gloss' },
+      ]),
+    ).toEqual({ titles: ['A'], total: 1 });
+    expect(
+      await titles([
+        { field: 'colours', op: 'contains', value: 'blue' },
+        { field: 'title', op: 'eq', value: 'D' },
+      ]),
+    ).toEqual({ titles: ['D'], total: 1 });
+    await repo.update(b.id, { colours: ['blue', 'green'] });
+    expect(await titles([{ field: 'colours', op: 'contains', value: 'blue' }])).toEqual({
+      titles: ['A', 'B', 'D'],
+      total: 3,
+    });
+
+    // Added to a table that has records: they get the default.
+    const grown = defineCollection({
+      name: 'prints',
+      fields: { ...prints.fields, sizes: field.enum(['s', 'm', 'l'], { multiple: true, default: ['m'] }) },
+    });
+    const grownStorage = createDataStore(driver, {
+      collections: [gadgets, parts, notes, locks, grown] as never,
+    });
+    await grownStorage.migrate([grown]);
+    const grownRepo = grownStorage.repository(grown);
+    expect(await grownRepo.get(a.id)).toMatchObject({ title: 'A', sizes: ['m'] });
+    expect(
+      (await grownRepo.list({ where: [{ field: 'sizes', op: 'contains', value: 'm' }], limit: 10 })).total,
+    ).toBe(4);
     await storage.close();
   });
 

@@ -1,6 +1,7 @@
-/** The field types a collection declares; see GET /admin/collections. */
-export type FieldType =
-  'text' | 'integer' | 'real' | 'boolean' | 'json' | 'enum' | 'date' | 'datetime' | 'reference';
+import type { FieldKind, UiHint } from '../../src/core/field-kinds/kind.js';
+
+/** The field kinds a collection declares (the server's own list); see GET /admin/collections. */
+export type FieldType = FieldKind;
 
 export interface Field {
   name: string;
@@ -13,12 +14,14 @@ export interface Field {
   /** Set by the server for other callers, named by the admin (an owner-ruled collection’s owner). */
   adminSets: boolean;
   default?: unknown;
-  /** enum: the allowed values. */
+  /** enum and multi-enum: the allowed values. */
   values?: string[];
   /** reference: the name of the collection it points into. */
   references?: string;
   /** The filter operators it takes (`eq` is `?field=value`); none for fields that cannot be filtered. */
   operators: string[];
+  /** The input to show for it, as its kind says: the UI renders from this, not from the kind's name. */
+  ui: UiHint;
 }
 
 export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';

@@ -5,8 +5,9 @@ import {
   describeAccess,
   defineModule,
   defineRoute,
+  fieldKinds,
   filterableFields,
-  operatorsOf,
+  kindOf,
   routeAuth,
   routeAuthLevels,
   z,
@@ -64,7 +65,7 @@ const CollectionEntry = z.object({
   fields: z.array(
     z.object({
       name: z.string(),
-      type: z.string().describe('text, integer, real, boolean, json, enum, date, datetime or reference'),
+      type: z.string().describe(`Its kind: ${Object.keys(fieldKinds).join(', ')}`),
       required: z.boolean(),
       unique: z.boolean(),
       indexed: z.boolean(),
@@ -76,9 +77,23 @@ const CollectionEntry = z.object({
           'Set by the server for others, named by the admin token (an owner-ruled collection’s owner)',
         ),
       default: z.unknown().optional(),
-      values: z.array(z.string()).optional().describe('enum: the allowed values'),
+      values: z.array(z.string()).optional().describe('enum and multi-enum: the allowed values'),
       references: z.string().optional().describe('reference: the collection it points into'),
       operators: z.array(z.string()).describe('The filter operators it takes'),
+      ui: z
+        .object({
+          input: z
+            .string()
+            .describe(
+              'The input the admin UI shows: text, number, checkbox, select, multi-select, date, datetime, json or reference',
+            ),
+          options: z
+            .array(z.string())
+            .optional()
+            .describe('select and multi-select: the values to choose from'),
+          step: z.string().optional().describe('number: 1 for whole numbers, any for the others'),
+        })
+        .describe('What the admin UI renders the field’s input from (its kind’s hint)'),
     }),
   ),
   routes: z.array(
@@ -107,6 +122,7 @@ function describeCollection(collection: CollectionDefinition) {
       .map(([name, field]) => ({
         name,
         type: field.kind,
+        ui: kindOf(field.kind).ui(field),
         required: field.required,
         unique: field.unique,
         indexed: field.indexed,
@@ -116,7 +132,7 @@ function describeCollection(collection: CollectionDefinition) {
         ...(field.default !== undefined ? { default: field.default } : {}),
         ...(field.values ? { values: [...field.values] } : {}),
         ...(field.references ? { references: field.references } : {}),
-        operators: filterable.has(name) ? [...operatorsOf[field.kind]] : [],
+        operators: filterable.has(name) ? [...kindOf(field.kind).operators] : [],
       })),
     routes: collection.operations.map((operation) => ({
       operation,

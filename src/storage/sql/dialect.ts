@@ -1,4 +1,4 @@
-import type { FieldKind } from '../../core/internal.js';
+import type { SqlColumnSpec } from '../../core/internal.js';
 
 /**
  * What differs between the SQL engines Berth speaks to; the rest of the SQL
@@ -11,14 +11,6 @@ export interface SqlDialect {
   readonly name: string;
   /** The n-th parameter (1-based): `?` or `$n`. */
   placeholder(index: number): string;
-  /** The column type a field kind is stored in. */
-  columnType(kind: FieldKind): string;
-  /** A value as the engine takes it (SQLite has no booleans; JSON goes as text). */
-  encode(kind: FieldKind, value: unknown): unknown;
-  /** A value as the engine gives it back, in the field's own type. */
-  decode(kind: FieldKind, value: unknown): unknown;
-  /** Whether `decode` changes values of this kind at all: the others come back as the engine gives them. */
-  decodes(kind: FieldKind): boolean;
   /** A key of an index, its NULLs where lists put them: first ascending, last descending. */
   indexKey(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
   /** SQL true when `column` holds `text` (case-insensitive); `next` takes a parameter's value and gives its placeholder. */
@@ -73,5 +65,13 @@ export interface SqlTextIndex {
   /** A query of the matches alone, which reads no row of the table (a count takes it). */
   matches(textTable: string, placeholder: string): string;
 }
+
+/** A value as the engine takes it, as its kind says for this dialect (`sqlColumnOf`); null stays null. */
+export const encodeFor = (column: SqlColumnSpec, value: unknown): unknown =>
+  value === null || value === undefined ? null : column.encode ? column.encode(value) : value;
+
+/** A value as the engine gave it back, in the field's own type; null stays null. */
+export const decodeFor = (column: SqlColumnSpec, value: unknown): unknown =>
+  value === null || value === undefined ? null : column.decode ? column.decode(value) : value;
 
 export const quote = (name: string): string => `"${name}"`;

@@ -1,4 +1,4 @@
-import type { CollectionDefinition } from '../../core/internal.js';
+import { kindOf, type CollectionDefinition } from '../../core/internal.js';
 import { sortKeys } from '../../core/list-query.js';
 
 type Direction = 'asc' | 'desc';
@@ -52,7 +52,11 @@ export function indexesOf(collection: CollectionDefinition): IndexSpec[] {
   }
   const orders = [
     ...Object.entries(collection.fields)
-      .filter(([, definition]) => definition.indexed || definition.kind === 'reference')
+      // A kind lists are not sorted by (JSON, a multi-valued enum) has no index of its order.
+      .filter(
+        ([, definition]) =>
+          (definition.indexed || definition.kind === 'reference') && kindOf(definition.kind).sortable,
+      )
       .map(([field]) => field),
     collection.sort,
     ...collection.sorts,

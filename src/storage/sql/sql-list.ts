@@ -4,9 +4,10 @@ import {
   type CollectionDefinition,
   type Condition,
   type FieldKind,
+  type SqlColumnSpec,
   type ListQuery,
 } from '../../core/internal.js';
-import { quote, type SqlDialect } from './dialect.js';
+import { encodeFor, quote, type SqlDialect } from './dialect.js';
 import { servesOrder, type IndexSpec } from './sql-indexes.js';
 
 const operators: Record<Exclude<Condition['op'], 'contains'>, string> = {
@@ -21,6 +22,8 @@ const operators: Record<Exclude<Condition['op'], 'contains'>, string> = {
 export interface Column {
   name: string;
   kind: FieldKind;
+  /** How this dialect stores it: its kind's column, resolved once per table. */
+  sql: SqlColumnSpec;
   /** NULL is possible: sorting and keyset paging must place it. */
   nullable: boolean;
 }
@@ -115,8 +118,13 @@ export function listStatements(
     let plain = 0;
     for (const each of query.where ?? []) {
       if (!include(each)) continue;
-      const { name, kind } = column(each.field);
-      if (each.op === 'contains') {
+      const found = column(each.field);
+      const { name } = found;
+      if (each.op === 'contains' && found.sql.contains) {
+        // The kind's own membership test (a multi-valued enum holding a value).
+        plain++;
+        parts.push(found.sql.contains(qualified(name), each.value, next));
+      } else if (each.op === 'contains') {
         const text = String(each.value);
         const term = useTextIndex && searchable.has(name) ? textIndex?.term([name], text) : undefined;
         if (term) terms.push(term);
@@ -127,7 +135,7 @@ export function listStatements(
         parts.push(`${condition(name)} IS ${each.op === 'ne' ? 'NOT ' : ''}NULL`);
       } else {
         plain++;
-        parts.push(`${condition(name)} ${operators[each.op]} ${next(dialect.encode(kind, each.value))}`);
+        parts.push(`${condition(name)} ${operators[each.op]} ${next(encodeFor(found.sql, each.value))}`);
       }
     }
     if (!withSearch) return { parts, terms, plain };
@@ -147,7 +155,7 @@ export function listStatements(
   };
   const keyset = (next: (value: unknown) => string): string[] =>
     query.after
-      ? [keysetCondition(order, query.after, qualified, (kind, value) => next(dialect.encode(kind, value)))]
+      ? [keysetCondition(order, query.after, qualified, (key, value) => next(encodeFor(key.sql, value)))]
       : [];
   const whereOf = (parts: readonly string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
   /**
@@ -248,14 +256,14 @@ function keysetCondition(
   order: ReadonlyArray<Column & { direction: 'asc' | 'desc' }>,
   after: readonly unknown[],
   qualified: (name: string) => string,
-  value: (kind: FieldKind, value: unknown) => string,
+  value: (column: Column, value: unknown) => string,
 ): string {
   const uniform = order.every(
     (key) => key.direction === order[0]!.direction && !key.nullable && after[order.indexOf(key)] !== null,
   );
   if (uniform) {
     const columns = order.map((key) => qualified(key.name)).join(', ');
-    const values = order.map((key, i) => value(key.kind, after[i])).join(', ');
+    const values = order.map((key, i) => value(key, after[i])).join(', ');
     return `(${columns}) ${order[0]!.direction === 'asc' ? '>' : '<'} (${values})`;
   }
   // The bound first: on SQLite placeholders are numbered by where they stand in the text.
@@ -266,28 +274,28 @@ function keysetCondition(
     first!.direction === 'asc'
       ? at === null
         ? undefined
-        : `${sql} >= ${value(first!.kind, at)}`
+        : `${sql} >= ${value(first!, at)}`
       : at === null
         ? `${sql} IS NULL`
         : first!.nullable
-          ? `(${sql} <= ${value(first!.kind, at)} OR ${sql} IS NULL)`
-          : `${sql} <= ${value(first!.kind, at)}`;
+          ? `(${sql} <= ${value(first!, at)} OR ${sql} IS NULL)`
+          : `${sql} <= ${value(first!, at)}`;
   const alternatives = order.map((key, i) => {
     const equal = order
       .slice(0, i)
       .map((earlier, j) =>
         after[j] === null
           ? `${qualified(earlier.name)} IS NULL`
-          : `${qualified(earlier.name)} = ${value(earlier.kind, after[j])}`,
+          : `${qualified(earlier.name)} = ${value(earlier, after[j])}`,
       );
     const column = qualified(key.name);
     const given = after[i];
     let beyond: string;
     if (key.direction === 'asc')
-      beyond = given === null ? `${column} IS NOT NULL` : `${column} > ${value(key.kind, given)}`;
+      beyond = given === null ? `${column} IS NOT NULL` : `${column} > ${value(key, given)}`;
     else if (given === null) beyond = '1 = 0';
     else {
-      const before = `${column} < ${value(key.kind, given)}`;
+      const before = `${column} < ${value(key, given)}`;
       beyond = key.nullable ? `(${before} OR ${column} IS NULL)` : before;
     }
     return `(${[...equal, beyond].join(' AND ')})`;

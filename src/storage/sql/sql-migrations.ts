@@ -3,8 +3,9 @@ import {
   type CollectionDefinition,
   type FieldDefinition,
   type MigrationStep,
+  sqlColumnOf,
 } from '../../core/internal.js';
-import { quote, type SqlDialect } from './dialect.js';
+import { encodeFor, quote, type SqlDialect } from './dialect.js';
 import { indexesOf, isBerthIndex } from './sql-indexes.js';
 import type { SqlConnection } from './sql-connection.js';
 import { columnsOf } from './sql-repository.js';
@@ -57,8 +58,6 @@ export interface SqlSchemaEditor {
     collection: CollectionDefinition,
     context: { rebuilt: boolean; rows: number; step: (detail: string) => Promise<void> },
   ): Promise<void>;
-  /** Whether the stored type is the one this field kind is stored in. */
-  sameType(existing: string, field: FieldDefinition): boolean;
 }
 
 /** A description of what each collection needs from its table: unchanged means nothing to do. */
@@ -79,6 +78,12 @@ export function fingerprint(collection: CollectionDefinition): string {
   ]);
 }
 
+/** Whether a column's stored type is one its field's kind is stored in, in this dialect. */
+function sameType(dialect: SqlDialect, existing: string, field: FieldDefinition): boolean {
+  const { type, reports } = sqlColumnOf(field.kind, dialect.name);
+  return (reports ?? [type]).includes(existing);
+}
+
 /** Bumped when Berth's indexes or search tables change shape. */
 const layout = 2;
 
@@ -89,7 +94,7 @@ const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFi
 
 /** A default value written into DDL (ADD COLUMN … DEFAULT): only numbers, booleans and text, quoted. */
 function literal(dialect: SqlDialect, field: FieldDefinition): string {
-  const value = dialect.encode(field.kind, field.default);
+  const value = encodeFor(sqlColumnOf(field.kind, dialect.name), field.default);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   return `'${String(value).replace(/'/g, "''")}'`;
@@ -195,9 +200,9 @@ async function migrateCollection(
   };
 
   if (!existing) {
-    const columns = columnsOf(collection).map(
+    const columns = columnsOf(collection, dialect).map(
       (column) =>
-        `${quote(column.name)} ${dialect.columnType(column.kind)}${column.name === 'id' ? ' PRIMARY KEY' : column.nullable ? '' : ' NOT NULL'}`,
+        `${quote(column.name)} ${column.sql.type}${column.name === 'id' ? ' PRIMARY KEY' : column.nullable ? '' : ' NOT NULL'}`,
     );
     await connection.run(`CREATE TABLE ${table} (${columns.join(', ')})`, []);
     await step('create', `table ${name}`);
@@ -207,7 +212,7 @@ async function migrateCollection(
     for (const [field, definition] of fields) {
       const column = have.get(field);
       if (!column) {
-        const type = dialect.columnType(definition.kind);
+        const type = sqlColumnOf(definition.kind, dialect.name).type;
         const started = Date.now();
         if (records > largeTable)
           await step('add-field', `${name}.${field}: adding it to ${records} records…`);
@@ -233,7 +238,7 @@ async function migrateCollection(
         );
         continue;
       }
-      if (!editor.sameType(column.type, definition)) {
+      if (!sameType(dialect, column.type, definition)) {
         throw new MigrationError(
           `${name}.${field} is stored as ${column.type} but declared as ${definition.kind}: Berth never changes a stored type; add a field of the new kind and copy the values into it, or keep the old kind`,
         );

@@ -5,25 +5,32 @@ import {
   type ListQuery,
   type ListResult,
   type Row,
+  sqlColumnOf,
+  type FieldKind,
 } from '../../core/internal.js';
 import { isThenable, thenEventually, type Eventually } from '../../core/eventually.js';
 import { perKeptQuery } from '../../core/list-query.js';
-import { quote, type SqlDialect } from './dialect.js';
+import { decodeFor, encodeFor, quote, type SqlDialect } from './dialect.js';
 import { indexesOf } from './sql-indexes.js';
 import { listStatements, type Column, type ListStatements } from './sql-list.js';
 import type { SqlConnection, SqlRow } from './sql-connection.js';
 
-/** The columns of a collection's table, in the order records show them. */
-export function columnsOf(collection: CollectionDefinition): Column[] {
+/**
+ * The columns of a collection's table, in the order records show them,
+ * each with how this dialect stores its kind (asked once, here, not per row).
+ */
+export function columnsOf(collection: CollectionDefinition, dialect: SqlDialect): Column[] {
+  const column = (name: string, kind: FieldKind, nullable: boolean): Column => ({
+    name,
+    kind,
+    sql: sqlColumnOf(kind, dialect.name),
+    nullable,
+  });
   return [
-    { name: 'id', kind: 'text', nullable: false },
-    ...Object.entries(collection.fields).map(([name, field]) => ({
-      name,
-      kind: field.kind,
-      nullable: !field.required,
-    })),
-    { name: 'createdAt', kind: 'datetime', nullable: false },
-    { name: 'updatedAt', kind: 'datetime', nullable: false },
+    column('id', 'text', false),
+    ...Object.entries(collection.fields).map(([name, field]) => column(name, field.kind, !field.required)),
+    column('createdAt', 'datetime', false),
+    column('updatedAt', 'datetime', false),
   ];
 }
 
@@ -86,14 +93,14 @@ export function sqlRepository(
   collection: CollectionDefinition,
 ): DriverRepository {
   const table = quote(collection.name);
-  const columns = columnsOf(collection);
+  const columns = columnsOf(collection, dialect);
   const byName = new Map(columns.map((column) => [column.name, column]));
   const list = columns.map((column) => quote(column.name)).join(', ');
   const p = (index: number): string => dialect.placeholder(index);
-  // Only the columns whose values change on the way back are decoded (SQLite: booleans and JSON).
-  const decoded = columns.filter(({ kind }) => dialect.decodes(kind));
+  // Only the columns whose kinds change values on the way back are decoded (SQLite: booleans and JSON).
+  const decoded = columns.filter(({ sql }) => sql.decode);
   const decode = (row: SqlRow): Row => {
-    for (const { name, kind } of decoded) row[name] = dialect.decode(kind, row[name]);
+    for (const { name, sql } of decoded) row[name] = decodeFor(sql, row[name]);
     return row as Row;
   };
   const decodeAll = (rows: SqlRow[]): Row[] => (decoded.length ? rows.map(decode) : (rows as Row[]));
@@ -190,9 +197,9 @@ export function sqlRepository(
     },
     count: (field, value) =>
       guard(async () => {
-        const { kind } = byName.get(field)!;
+        const { sql } = byName.get(field)!;
         const row = await connection.one(`${countAll} WHERE ${quote(field)} = ${p(1)}`, [
-          dialect.encode(kind, value),
+          encodeFor(sql, value),
         ]);
         return Number(row!.total);
       }),
@@ -200,7 +207,7 @@ export function sqlRepository(
       guard(async () => {
         const [stored] = await connection.all(
           insert,
-          columns.map(({ name, kind }) => dialect.encode(kind, row[name] ?? null)),
+          columns.map(({ name, sql }) => encodeFor(sql, row[name])),
         );
         return decode(stored!);
       }),
@@ -210,7 +217,7 @@ export function sqlRepository(
         const sets = names.map((name, i) => `${quote(name)} = ${p(i + 1)}`).join(', ');
         const [row] = await connection.all(
           `UPDATE ${table} SET ${sets} WHERE "id" = ${p(names.length + 1)} RETURNING ${list}`,
-          [...names.map((name) => dialect.encode(byName.get(name)!.kind, patch[name] ?? null)), id],
+          [...names.map((name) => encodeFor(byName.get(name)!.sql, patch[name])), id],
         );
         return row && decode(row);
       }),

@@ -1,5 +1,5 @@
 import type { Collection, Field } from '../../collections.js';
-import { inputTypeOf } from './field-values.js';
+import { inputTypeOf, optionLabel } from './field-values.js';
 import { optionLimit, useReferenceOptions } from './reference-options.js';
 
 /** What a control reports on input: its text, and whether a number input holds something unreadable. */
@@ -15,7 +15,7 @@ interface ControlProps {
   onInput: ControlInput;
 }
 
-/** The input of one field in a record form, suited to its type. */
+/** The input of one field in a record form, as its kind's hint (`field.ui`) says. */
 export function FieldControl({ field, id, text, invalid, describedBy, collections, onInput }: ControlProps) {
   const common = {
     id,
@@ -25,7 +25,8 @@ export function FieldControl({ field, id, text, invalid, describedBy, collection
     'aria-describedby': describedBy,
   };
   const fromSelect = (event: Event) => onInput((event.target as HTMLSelectElement).value);
-  if (field.type === 'boolean' && field.required) {
+  const { input, options = [], step } = field.ui;
+  if (input === 'checkbox') {
     return (
       <input
         {...common}
@@ -35,22 +36,21 @@ export function FieldControl({ field, id, text, invalid, describedBy, collection
       />
     );
   }
-  if (field.type === 'boolean' || field.type === 'enum') {
-    const values = field.type === 'enum' ? (field.values ?? []) : ['true', 'false'];
+  if (input === 'select') {
     return (
       <select {...common} value={text} onChange={fromSelect}>
         <option value="">{field.required ? 'Choose…' : '—'}</option>
-        {values.map((value) => (
+        {options.map((value) => (
           <option key={value} value={value}>
-            {field.type === 'boolean' ? (value === 'true' ? 'yes' : 'no') : value}
+            {optionLabel(field, value)}
           </option>
         ))}
       </select>
     );
   }
-  if (field.type === 'reference')
-    return <ReferenceSelect {...{ field, text, collections, onInput, common }} />;
-  if (field.type === 'json') {
+  if (input === 'multi-select') return <MultiSelect {...{ text, options, onInput, common }} />;
+  if (input === 'reference') return <ReferenceSelect {...{ field, text, collections, onInput, common }} />;
+  if (input === 'json') {
     return (
       <textarea
         {...common}
@@ -65,21 +65,55 @@ export function FieldControl({ field, id, text, invalid, describedBy, collection
     <input
       {...common}
       type={inputTypeOf(field) as 'text'}
-      step={
-        field.type === 'integer'
-          ? '1'
-          : field.type === 'real'
-            ? 'any'
-            : field.type === 'datetime'
-              ? '1'
-              : undefined
-      }
+      step={step ?? (input === 'datetime' ? '1' : undefined)}
       value={text}
       onInput={(event) => {
         const input = event.target as HTMLInputElement;
         onInput(input.value, input.validity.badInput);
       }}
     />
+  );
+}
+
+/**
+ * A multi-valued enum: a select of several values. Its text is the chosen
+ * values as a JSON array, in the order offered (empty text: none given yet).
+ */
+function MultiSelect({
+  text,
+  options,
+  onInput,
+  common,
+}: Pick<ControlProps, 'text' | 'onInput'> & {
+  options: string[];
+  common: Record<string, unknown> & { id: string };
+}) {
+  let chosen: unknown = [];
+  try {
+    chosen = text ? JSON.parse(text) : [];
+  } catch {
+    // Text the form never makes: nothing chosen.
+  }
+  const held = new Set(Array.isArray(chosen) ? chosen : []);
+  return (
+    <select
+      {...common}
+      multiple
+      size={Math.min(Math.max(options.length, 2), 6)}
+      onChange={(event) =>
+        onInput(
+          JSON.stringify(
+            [...(event.target as HTMLSelectElement).selectedOptions].map((option) => option.value),
+          ),
+        )
+      }
+    >
+      {options.map((value) => (
+        <option key={value} value={value} selected={held.has(value)}>
+          {value}
+        </option>
+      ))}
+    </select>
   );
 }
 

@@ -26,6 +26,8 @@ export function draftOf(field: Field, value: unknown): string {
   switch (field.type) {
     case 'json':
       return JSON.stringify(value, null, 2);
+    case 'multi-enum':
+      return JSON.stringify(value);
     case 'datetime':
       return localDatetime(String(value));
     default:
@@ -57,6 +59,7 @@ export function parseDraft(field: Field, text: string, unreadable = false): Pars
       const time = new Date(text);
       return Number.isNaN(time.getTime()) ? { error: 'not a date and time' } : { value: time.toISOString() };
     }
+    case 'multi-enum':
     case 'json': {
       try {
         return { value: JSON.parse(text) as unknown };
@@ -73,6 +76,7 @@ export function parseDraft(field: Field, text: string, unreadable = false): Pars
 export function cellText(field: Pick<Field, 'type'>, value: unknown): string {
   if (value === null || value === undefined) return '';
   if (field.type === 'boolean') return value ? 'yes' : 'no';
+  if (field.type === 'multi-enum' && Array.isArray(value)) return value.join(', ');
   if (field.type === 'json' || typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -87,18 +91,23 @@ export const filterValue = (field: Field, text: string): string =>
     : text.trim();
 
 /**
- * The input type for a field's text: numbers, dates and datetimes get the
- * browser's own pickers. (Preact types the attributes of each input type
- * apart; callers pass it `as 'text'`, the attributes they set suit all four.)
+ * The input type for a field's text, from its kind's hint: numbers, dates
+ * and datetimes get the browser's own pickers. (Preact types the attributes
+ * of each input type apart; callers pass it `as 'text'`, the attributes they
+ * set suit all four.)
  */
 export const inputTypeOf = (field: Field): 'number' | 'date' | 'datetime-local' | 'text' =>
-  field.type === 'integer' || field.type === 'real'
+  field.ui.input === 'number'
     ? 'number'
-    : field.type === 'date'
+    : field.ui.input === 'date'
       ? 'date'
-      : field.type === 'datetime'
+      : field.ui.input === 'datetime'
         ? 'datetime-local'
         : 'text';
+
+/** How a select shows one of its options: booleans as yes and no, the rest as they are. */
+export const optionLabel = (field: Field, value: string): string =>
+  field.type === 'boolean' ? (value === 'true' ? 'yes' : value === 'false' ? 'no' : value) : value;
 
 /** How an operator reads next to its field. */
 export const operatorLabels: Record<string, string> = {

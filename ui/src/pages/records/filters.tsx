@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Collection, Field } from '../../collections.js';
-import { filterDraft, filterValue, inputTypeOf, operatorLabels } from './field-values.js';
+import { filterDraft, filterValue, inputTypeOf, operatorLabels, optionLabel } from './field-values.js';
 import { type Filter, filterOf } from './list-query.js';
 import { useReferenceOptions } from './reference-options.js';
 
@@ -28,10 +28,11 @@ function FilterInput({
     'aria-invalid': invalid ? ('true' as const) : undefined,
     'aria-describedby': invalid ? problemId : undefined,
   };
-  if (field.type === 'reference')
-    return <ReferenceFilter {...{ field, collections, text, onInput, common }} />;
-  if (field.type === 'boolean' || field.type === 'enum') {
-    const values = field.type === 'enum' ? (field.values ?? []) : ['true', 'false'];
+  const { input, step } = field.ui;
+  if (input === 'reference') return <ReferenceFilter {...{ field, collections, text, onInput, common }} />;
+  // A boolean (checkbox or select), an enum, or a multi-valued enum (the records holding one value).
+  if (input === 'checkbox' || input === 'select' || input === 'multi-select') {
+    const values = input === 'checkbox' ? ['true', 'false'] : (field.ui.options ?? []);
     return (
       <select
         {...common}
@@ -41,7 +42,7 @@ function FilterInput({
         <option value="">any</option>
         {values.map((value) => (
           <option key={value} value={value}>
-            {field.type === 'boolean' ? (value === 'true' ? 'yes' : 'no') : value}
+            {optionLabel(field, value)}
           </option>
         ))}
       </select>
@@ -51,7 +52,7 @@ function FilterInput({
     <input
       {...common}
       type={inputTypeOf(field) as 'text'}
-      step={field.type === 'integer' ? '1' : field.type === 'real' ? 'any' : undefined}
+      step={step}
       value={text}
       onInput={(event) => onInput((event.target as HTMLInputElement).value)}
     />

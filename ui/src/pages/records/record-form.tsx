@@ -19,7 +19,7 @@ function initialTexts(fields: Field[], record?: StoredRecord): Texts {
     fields.map((field) => {
       if (record) return [field.name, draftOf(field, record[field.name])];
       if (field.default !== undefined) return [field.name, draftOf(field, field.default)];
-      return [field.name, field.type === 'boolean' && field.required ? 'false' : ''];
+      return [field.name, field.ui.input === 'checkbox' ? 'false' : ''];
     }),
   );
 }

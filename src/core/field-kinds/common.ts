@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import type { FieldDefinition } from '../fields.js';
+import type { FieldKind, FilterValue } from './kind.js';
+
+/** The options every field builder takes. */
+export interface CommonOptions<T> {
+  /** Default true. `false` allows null (and leaving it out). */
+  required?: boolean;
+  /** Used when a create leaves the field out. */
+  default?: T;
+  unique?: boolean;
+  indexed?: boolean;
+  description?: string;
+  hidden?: boolean;
+  readOnly?: boolean;
+  adminOnly?: boolean;
+  private?: boolean;
+}
+
+export type RequiredOf<O> = O extends { required: false } ? false : true;
+export type DefaultedOf<O> = O extends { default: infer D } ? (undefined extends D ? false : true) : false;
+
+/** A field definition from its kind, value schema and the common options (builders add their own parts in `extra`). */
+export function build<T, O extends CommonOptions<T>>(
+  kind: FieldKind,
+  schema: z.ZodType<T>,
+  options: O,
+  extra: Partial<FieldDefinition<T>> = {},
+): FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>> {
+  const described = options.description ? schema.describe(options.description) : schema;
+  return {
+    kind,
+    required: (options.required !== false) as RequiredOf<O>,
+    ...(options.default !== undefined ? { default: options.default } : {}),
+    unique: options.unique === true,
+    indexed: options.indexed === true,
+    searchable: false,
+    hidden: options.hidden === true,
+    readOnly: options.readOnly === true,
+    adminOnly: options.adminOnly === true,
+    private: options.private === true,
+    ...(options.description ? { description: options.description } : {}),
+    schema: described,
+    ...extra,
+  } as FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>>;
+}
+
+/**
+ * Text may not hold the NUL character (U+0000): PostgreSQL can neither
+ * store nor compare it, so every driver refuses it alike.
+ */
+export const hasNoNul = (text: string): boolean => !text.includes('\0');
+export const noNulMessage = 'must not contain the NUL character (U+0000)';
+
+/** A filter value that is text as given: at most 1000 characters, no NUL. */
+export const textFilter = (text: string): FilterValue =>
+  text.length > 1000 ? { error: 'at most 1000 characters' } : hasNoNul(text) ? text : { error: noNulMessage };
+
+/** A cursor value of a kind stored as text. */
+export const textCursor = (value: unknown): boolean =>
+  typeof value === 'string' && value.length <= 1000 && hasNoNul(value);
+
+/** Stored as it is in both SQL dialects, in a column of this type. */
+export const plainColumn = (type: string) => ({ type });
+
+/** The operators of kinds with an order. */
+export const ordered = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { build, hasNoNul, noNulMessage, type CommonOptions } from './common.js';
+import type { FieldKindSpec } from './kind.js';
+
+/** A JSON value none of whose strings (keys included) holds the NUL character. */
+function holdsNoNul(value: unknown): boolean {
+  if (typeof value === 'string') return hasNoNul(value);
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every(holdsNoNul);
+  return Object.entries(value).every(([key, inner]) => hasNoNul(key) && holdsNoNul(inner));
+}
+
+/** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
+export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOptions<T>>(
+  schema?: z.ZodType<T>,
+  options: O = {} as O,
+) {
+  const values = (schema ?? z.json()) as z.ZodType<T>;
+  return build('json', values.refine(holdsNoNul, noNulMessage) as z.ZodType<T>, options);
+}
+
+/** A JSON value: kept as its text (SQLite) or JSONB; lists are neither filtered nor sorted by it. */
+export const jsonKind: FieldKindSpec<'json'> = {
+  kind: 'json',
+  operators: [],
+  sortable: false,
+  parseFilter: () => ({ error: 'JSON fields are not filtered' }),
+  fitsCursor: () => false,
+  sql: {
+    // Tables made by old versions declared no type ('').
+    sqlite: {
+      type: 'TEXT',
+      reports: ['TEXT', ''],
+      encode: (value) => JSON.stringify(value),
+      decode: (value) => JSON.parse(value as string) as unknown,
+    },
+    // pg turns arrays into PostgreSQL arrays: JSON goes as its text.
+    postgres: { type: 'JSONB', encode: (value) => JSON.stringify(value) },
+  },
+  indexeddb: {},
+  ui: () => ({ input: 'json' }),
+};
