@@ -4,7 +4,12 @@ import type { Command } from 'commander';
 import type { App } from '../core/internal.js';
 import { writeWhole } from '../node/data/backup-files.js';
 import { backupsDirOf, newBackupName, progressLines } from '../node/data/backups.js';
-import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data/data-dir-lock.js';
+import {
+  dataDirHolder,
+  dataDirLockFile,
+  tryLockDataDir,
+  type DataDirLock,
+} from '../node/data/data-dir-lock.js';
 import { resolveSettings, type Settings } from '../node/settings/settings.js';
 import { chosenStorage } from '../node/data/storage-drivers/registry.js';
 import { CommandError } from './command-error.js';

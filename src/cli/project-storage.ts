@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import type { App, CollectionDefinition, Logger, Storage } from '../core/internal.js';
-import { dataDirHolder, dataDirLockFile, tryLockDataDir, type DataDirLock } from '../node/data/data-dir-lock.js';
+import {
+  dataDirHolder,
+  dataDirLockFile,
+  tryLockDataDir,
+  type DataDirLock,
+} from '../node/data/data-dir-lock.js';
 import { resolveAppModuleSettings } from '../node/settings/module-settings.js';
 import { openStorage } from '../node/data/open-storage.js';
 import { resolveSettings, type Settings } from '../node/settings/settings.js';
