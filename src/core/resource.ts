@@ -13,7 +13,18 @@ import {
   type ParsedListQuery,
 } from './list-query.js';
 import { toJsonSchema } from './json-schema.js';
-import { canOwn, judge, type Access, type Verdict } from './access.js';
+import { judge } from './access.js';
+import {
+  adminOnlyFields,
+  checkAdminOnly,
+  listQueryFor,
+  recordNotFound,
+  refusal,
+  routeAuthOf,
+  withOwner,
+  writeRefusal,
+  type Refused,
+} from './resource-policy.js';
 import type { Caller } from './caller.js';
 import {
   defineRoute,
@@ -24,6 +35,7 @@ import {
   type RouteDefinition,
 } from './route.js';
 import { readsOf } from './data-store.js';
+import { callerKey, KeptLists } from './kept-lists.js';
 import { concealPrivateConflict } from './private-conflict.js';
 import { thenEventually, type Eventually } from './eventually.js';
 import type { Row } from './storage.js';
@@ -154,59 +166,6 @@ function nextLink(request: Request, parsed: ParsedListQuery, items: Row[], more:
 
 type Context = RouteContext<{ id: string }, ParsedListQuery, Record<string, unknown>>;
 
-/** How many lists of one collection keep their answer at a time, and how many bytes of JSON in all. */
-const keptLists = 64;
-const keptBytes = 2 ** 21;
-const utf8 = new TextEncoder();
-
-/**
- * The serialized answers of one collection's lists, by caller and URL, kept
- * under the storage's reads version they were made under (IndexedDB's
- * in-memory copy: until it changes): a list asked for again is answered
- * without reading or serializing, which in the page is most of a list's
- * cost. Each answer is kept encoded (UTF-8): a browser makes a Response
- * from bytes, and reads it back, faster than from a string. Each version
- * object has its own answers, so instances of one app on different
- * storages never share them, and a version the driver has dropped takes
- * its answers with it. At most 64 answers and 2 MiB of JSON a version; a
- * list longer than a quarter of that is answered anew each time.
- */
-class KeptLists {
-  readonly #byVersion = new WeakMap<
-    object,
-    { answers: Map<string, Uint8Array<ArrayBuffer>>; bytes: number }
-  >();
-
-  get(version: object, key: string): Uint8Array<ArrayBuffer> | undefined {
-    return this.#byVersion.get(version)?.answers.get(key);
-  }
-
-  /** Keeps `json` when it is short enough; answers what to send (its bytes, or the string itself). */
-  set(version: object, key: string, json: string): string | Uint8Array<ArrayBuffer> {
-    // A very long list is answered anew each time (a character is a byte or more: no need to encode it to tell).
-    if (json.length > keptBytes / 4) return json;
-    const bytes = utf8.encode(json);
-    if (bytes.byteLength > keptBytes / 4) return bytes;
-    let kept = this.#byVersion.get(version);
-    if (!kept) this.#byVersion.set(version, (kept = { answers: new Map(), bytes: 0 }));
-    else if (kept.answers.size >= keptLists || kept.bytes + bytes.byteLength > keptBytes) {
-      kept.answers.clear();
-      kept.bytes = 0;
-    }
-    kept.answers.set(key, bytes);
-    kept.bytes += bytes.byteLength;
-    return bytes;
-  }
-}
-
-/** Who a list is answered for, as far as its answer can tell: nobody, the admin token, or one user. */
-const callerKey = (caller: Caller | undefined): string =>
-  caller === undefined
-    ? ''
-    : caller.admin
-      ? 'admin'
-      : `${caller.via}\u0000${caller.collection ?? ''}\u0000${caller.id}`;
-
 /** A write's validation errors (a missing reference, a hook's change) as the body's: `project` → `body.project`. */
 async function asBody<T>(write: Promise<T>): Promise<T> {
   try {
@@ -260,65 +219,24 @@ export function resourceRoutes(
     offset: z.number().int().nullable().describe('null when the page was asked for with a cursor'),
     next: z.string().nullable().describe('The link to the next page, or null on the last one'),
   });
-  const notFound = (id: string) =>
-    new BerthError('BERTH_RECORD_NOT_FOUND', `no ${name} record has the id "${id}"`);
+  const notFound = (id: string) => recordNotFound(collection, id);
   const queryParser: QueryParser<ParsedListQuery> = {
     parse: (search) => parseListQuery(collection, search),
     parseString: (search) => parseListQueryString(collection, search),
     parameters: () => listParameters(collection),
   };
-  const { access, owner, ownerRuled, ownership } = collection;
+  const { access, ownership } = collection;
   const keepable = typeof access.list !== 'function';
   const kept = new KeptLists();
-  // An owner-ruled collection's owner is the caller's: only the admin token names another.
-  const ownerField = ownerRuled && owner in collection.fields ? collection.fields[owner] : undefined;
-  const adminOnly = Object.entries(collection.fields)
-    .filter(([field, definition]) => definition.adminOnly || (ownerField && field === owner))
-    .map(([field]) => field);
-  /** The route-level requirement of a rule; the handler applies the rule itself. */
-  const authOf = (rule: Access): 'admin' | 'user' | 'public' =>
-    rule === 'admin' ? 'admin' : rule === 'user' || rule === 'owner' ? 'user' : 'public';
-  const refuse = (verdict: Exclude<Verdict, { allowed: true }>, what: string, id?: string): BerthError =>
-    verdict.status === 404 && id !== undefined
-      ? notFound(id)
-      : verdict.status === 401
-        ? new BerthError('BERTH_UNAUTHORIZED', `${what} needs a signed-in caller`)
-        : new BerthError(
-            'BERTH_FORBIDDEN',
-            `this caller may not ${what}${verdict.reason ? `: ${verdict.reason}` : ''}`,
-          );
-  /** A write to a record the caller may see but not change is a 403; one it may not even see, a 404. */
+  const adminOnly = adminOnlyFields(collection);
+  const refuse = (verdict: Refused, what: string, id?: string) => refusal(collection, verdict, what, id);
   const refuseWrite = (
-    verdict: Exclude<Verdict, { allowed: true }>,
+    verdict: Refused,
     what: string,
     id: string,
     caller: Caller | undefined,
     previous: Row,
-  ) =>
-    verdict.status === 404 && judge(access.read, caller, previous, ownership).allowed
-      ? new BerthError('BERTH_FORBIDDEN', `this caller may not ${what}`)
-      : refuse(verdict, what, id);
-  const checkAdminOnly = (body: Record<string, unknown>, caller: Caller | undefined): void => {
-    const given = adminOnly.filter((field) => field in body);
-    if (given.length && !caller?.admin) {
-      throw new BerthError('BERTH_FORBIDDEN', `only the admin token may set ${given.join(', ')} of ${name}`);
-    }
-  };
-  const publicSearchable = collection.searchable.filter((field) => !collection.privateFields.includes(field));
-  /** Filtering or sorting by a private field tells what it holds: the owner's and the admin's alone. */
-  const refusePrivateLookups = (query: ParsedListQuery['query']): void => {
-    const used = new Set([
-      ...(query.where ?? []).map((condition) => condition.field),
-      ...(query.orderBy ?? []).map((key) => key.field),
-    ]);
-    const named = collection.privateFields.filter((field) => used.has(field));
-    if (named.length) {
-      throw new BerthError(
-        'BERTH_FORBIDDEN',
-        `only the admin token filters or sorts ${name} by ${named.join(', ')}: each record’s owner alone sees it`,
-      );
-    }
-  };
+  ) => writeRefusal(collection, verdict, what, id, judge(access.read, caller, previous, ownership).allowed);
   // Reads pass their answer on without a promise when storage has it at once (see eventually.ts).
   const read = (services: AppServices, id: string): Eventually<Row> =>
     thenEventually(readsOf(services.storage.repository(collection)).get(id), (found) => {
@@ -331,7 +249,7 @@ export function resourceRoutes(
       defineRoute({
         method: 'GET',
         path,
-        auth: authOf(access.list),
+        auth: routeAuthOf(access.list),
         access: access.list,
         summary: `List ${name}`,
         description: `Filters by field (\`?field=value\`, \`?field[gte]=value\`), free text \`q\`, \`sort\`, \`limit\` with \`offset\` or \`cursor\`.`,
@@ -341,14 +259,7 @@ export function resourceRoutes(
           const { query: parsed, request, services, caller, requestId } = context as unknown as Context;
           const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
-          let query = parsed.query;
-          // Private fields: only the admin token, or a caller listing their own records, looks by them.
-          if (collection.privateFields.length && !caller?.admin && !verdict.own) {
-            refusePrivateLookups(query);
-            if (query.search) query = { ...query, searchIn: publicSearchable };
-          }
-          // What a rule keeps the caller to goes into the query: totals and pages stay right.
-          if (verdict.where) query = { ...query, where: [...(query.where ?? []), ...verdict.where] };
+          const query = listQueryFor(collection, parsed.query, caller, verdict);
           const reads = readsOf(services.storage.repository(collection));
           // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
           // Only reads the data layer calls pure are kept: a read that runs code is asked every time.
@@ -381,7 +292,7 @@ export function resourceRoutes(
       defineRoute({
         method: 'GET',
         path: `${path}/:id`,
-        auth: authOf(access.read),
+        auth: routeAuthOf(access.read),
         access: access.read,
         summary: `Get one of ${name}`,
         params: Id,
@@ -398,37 +309,15 @@ export function resourceRoutes(
       defineRoute({
         method: 'POST',
         path,
-        auth: authOf(access.create),
+        auth: routeAuthOf(access.create),
         access: access.create,
         summary: `Create one of ${name}`,
         body: collection.schemas.create,
         status: 201,
         response: record,
         async handler({ body, services, caller }) {
-          const values = { ...(body as Record<string, unknown>) };
-          checkAdminOnly(values, caller);
-          if (ownerField && caller && !caller.admin) {
-            if (!canOwn(caller, ownership)) {
-              throw new BerthError(
-                'BERTH_FORBIDDEN',
-                `this caller may not create ${name}: only ${ownership.collection} own them, and this caller (via ${caller.via}) is not one of them`,
-                {
-                  developerHint: `Records owned by callers of another authenticator need an owner field of plain text: ${owner}: field.text({ readOnly: true }).`,
-                },
-              );
-            }
-            values[owner] = caller.id;
-          }
-          if (ownerField?.required && caller?.admin && values[owner] == null) {
-            throw new BerthError('BERTH_VALIDATION_FAILED', `say whose ${name} record this is`, {
-              errors: [
-                {
-                  path: `body.${owner}`,
-                  message: 'the admin token owns no records: send the owner’s id (a user creates their own)',
-                },
-              ],
-            });
-          }
+          checkAdminOnly(collection, adminOnly, body as Record<string, unknown>, caller);
+          const values = withOwner(collection, body as Record<string, unknown>, caller);
           const verdict = judge(access.create, caller, values, ownership);
           if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
           const created = await asBody(services.storage.repository(collection).create(values as never)).catch(
@@ -449,14 +338,14 @@ export function resourceRoutes(
       defineRoute({
         method: 'PATCH',
         path: `${path}/:id`,
-        auth: authOf(access.update),
+        auth: routeAuthOf(access.update),
         access: access.update,
         summary: `Change one of ${name}`,
         params: Id,
         body: collection.schemas.update,
         response: record,
         async handler({ params, body, services, caller }) {
-          checkAdminOnly(body as Record<string, unknown>, caller);
+          checkAdminOnly(collection, adminOnly, body as Record<string, unknown>, caller);
           if (access.update !== 'public' && !caller?.admin) {
             const previous = await read(services, params.id);
             const verdict = judge(access.update, caller, previous, ownership);
@@ -494,7 +383,7 @@ export function resourceRoutes(
       defineRoute({
         method: 'DELETE',
         path: `${path}/:id`,
-        auth: authOf(access.delete),
+        auth: routeAuthOf(access.delete),
         access: access.delete,
         summary: `Delete one of ${name}`,
         params: Id,
