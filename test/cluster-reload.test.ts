@@ -244,9 +244,16 @@ describe('a worker that dies is replaced (real processes)', () => {
     writeFileSync(join(cwd, '.env'), 'BERTH_WRITE_LIMIT=-5\nBERTH_BODY_LIMIT=1000\n');
     const [victim] = before;
     process.kill(victim!, 'SIGKILL');
-    await expect
-      .poll(() => server.stdout().match(/"msg":"worker \d+ ready"/g)?.length ?? 0, { timeout: 20_000 })
-      .toBe(3);
+    try {
+      await expect
+        .poll(() => server.stdout().match(/"msg":"worker \d+ ready"/g)?.length ?? 0, { timeout: 20_000 })
+        .toBe(3);
+    } catch (error) {
+      // Seen once in about ten runs under load (no replacement ready in 20 s): the output says what the cluster did.
+      throw new Error(`${(error as Error).message}\nthe cluster's output:\n${server.output().slice(-6000)}`, {
+        cause: error,
+      });
+    }
     const after = await workerPids(server.url);
     expect(after.size).toBe(2);
     expect(after.has(victim!)).toBe(false);
