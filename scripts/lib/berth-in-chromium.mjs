@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import chromiumArgs from './chromium-args.json' with { type: 'json' };
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,16 +39,8 @@ export async function startBerth(env = {}) {
 /** Debian's Chromium, headless, with nothing that reaches for the network on its own. */
 export const chromiumOptions = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
+  // The same flags as the browser tests (test/browser/helpers/chromium.ts), from one list.
+  args: chromiumArgs,
 };
 
 export function launchChromium() {

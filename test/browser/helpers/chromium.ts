@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+// The flags this machine needs, shared with the benchmarks' Chromium (scripts/lib/berth-in-chromium.mjs).
+import chromiumArgs from '../../../scripts/lib/chromium-args.json' with { type: 'json' };
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -12,16 +14,7 @@ export async function launchChromium(): Promise<{ browser: Browser; close(): Pro
   }
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: chromiumArgs,
   });
   return {
     browser,
