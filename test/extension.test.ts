@@ -311,3 +311,47 @@ describe('defineService', () => {
     expect(made).toHaveLength(1);
   });
 });
+
+describe('a route’s storage', () => {
+  it('context.storage writes as the request’s caller; services.storage writes as the app, with no caller', async () => {
+    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+    const seen: Array<string | undefined> = [];
+    const app = createApp({
+      name: 'scoped',
+      modules: [
+        defineModule({
+          name: 'scoped',
+          collections: [notes],
+          hooks: {
+            collections: collectionHooks(notes, {
+              beforeCreate(_values, context) {
+                seen.push(context.caller?.id);
+              },
+            }),
+          },
+          routes: [
+            defineRoute({
+              method: 'POST',
+              path: '/scoped',
+              auth: 'admin',
+              summary: 'Writes one note each way',
+              handler: async ({ storage, services, caller }) => {
+                await storage.repository(notes).create({ title: 'as the caller' });
+                await services.storage.repository(notes).create({ title: 'as the app' });
+                return { caller: caller?.id };
+              },
+            }),
+          ],
+        }),
+      ],
+    });
+    const response = await app.request('/scoped', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${testAdminToken}` },
+    });
+    expect(response.status).toBe(200);
+    const { caller } = (await response.json()) as { caller: string };
+    expect(caller).toBeTruthy();
+    expect(seen).toEqual([caller, undefined]);
+  });
+});

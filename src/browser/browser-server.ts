@@ -1,6 +1,7 @@
 import {
   createApp,
   EventBus,
+  memoryRateLimiter,
   resolveModuleSettings,
   moduleSettingEntries,
   silentLogger,
@@ -108,24 +109,31 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     migrated = true;
   });
   const settled = ready.catch(() => {}); // a storage failure is answered route by route
-  const instance = app.instantiate({
-    storage,
-    logger: options.logger ?? silentLogger,
-    // Without a logger nobody reads the request entries: none is made (no clock, no entry per request).
-    logRequest: options.logger ? undefined : null,
-    events,
-    mode: 'release',
-    bodyLimit: 1024 * 1024,
-    adminAccess: 'open',
-    settings,
-    runtime: {
-      runtime: 'browser',
+  const instance = app.instantiate(
+    {
+      storage,
+      logger: options.logger ?? silentLogger,
+      events,
       mode: 'release',
-      modeSource: 'in-page',
-      startedAt: Date.now(),
-      settings: moduleSettingEntries(app.settings, settings),
+      bodyLimit: 1024 * 1024,
+      settings,
+      rateLimiter: memoryRateLimiter(),
+      // The page's one user: no address.
+      clientAddress: () => undefined,
+      runtime: {
+        runtime: 'browser',
+        mode: 'release',
+        modeSource: 'in-page',
+        startedAt: Date.now(),
+        settings: moduleSettingEntries(app.settings, settings),
+      },
     },
-  });
+    {
+      adminAccess: 'open',
+      // Without a logger nobody reads the request entries: none is made (no clock, no entry per request).
+      logRequest: options.logger ? undefined : null,
+    },
+  );
   const origin = typeof location === 'object' ? location.origin : 'http://localhost';
   const prefixes = app.routes.map(({ route }) => route.path.replace(/\/:.*$|\/\*$/, '') || '/');
 

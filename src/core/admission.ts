@@ -3,7 +3,19 @@ import { requireAdmin } from './admin-token.js';
 import { adminCaller, bearerToken, type Caller } from './caller.js';
 import { BerthError } from './errors.js';
 import { type Eventually } from './eventually.js';
-import { type AppServices } from './route.js';
+import { type AppServices, type InstanceOptions } from './route.js';
+import type { TokenCredential } from './caller.js';
+
+/** What admits a request to one app instance: its services, the runtime's options, and who a token is. */
+export interface Gate {
+  readonly services: AppServices;
+  readonly options: InstanceOptions;
+  /**
+   * Who a bearer token is (the admin token, then the app's authenticators):
+   * undefined when none knows it, null when one refuses it.
+   */
+  authenticate(credential: TokenCredential): Promise<Caller | null | undefined>;
+}
 
 /**
  * Who sends a request: undefined without a bearer token (another kind of
@@ -15,15 +27,15 @@ import { type AppServices } from './route.js';
 export function identify(
   request: Request,
   platform: unknown,
-  services: AppServices,
+  gate: Gate,
 ): Caller | undefined | Promise<Caller | null | undefined | Unchecked> {
-  if (services.adminAccess === 'open') return adminCaller;
+  if (gate.options.adminAccess === 'open') return adminCaller;
   const token = bearerToken(request);
   if (token === undefined) return undefined;
-  const address = services.clientAddress?.(platform);
-  return services.authenticate!({ token, ...(address ? { address } : {}) }).catch(
-    (error: unknown) => new Unchecked(error),
-  );
+  const address = gate.services.clientAddress(platform);
+  return gate
+    .authenticate({ token, ...(address ? { address } : {}) })
+    .catch((error: unknown) => new Unchecked(error));
 }
 
 /** A token that could not be checked (an identity provider or the database is down): what went wrong. */
@@ -43,7 +55,7 @@ export function admit(
   identity: Caller | null | undefined | Unchecked,
   auth: 'admin' | 'user' | 'public',
   request: Request,
-  services: AppServices,
+  gate: Gate,
 ): Eventually<Caller | undefined> {
   // A route anyone may use goes on without the caller; others say why the token cannot be checked.
   if (identity instanceof Unchecked) {
@@ -58,7 +70,7 @@ export function admit(
         hint: 'Only the admin token may use it; a user’s token may not.',
       });
     };
-    return caller ? forbidden() : requireAdmin(request, services.adminTokenHash).then(forbidden);
+    return caller ? forbidden() : requireAdmin(request, gate.options.adminTokenHash).then(forbidden);
   }
   if (caller) return caller;
   if (auth === 'user') {

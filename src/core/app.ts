@@ -12,7 +12,7 @@ import type { ModuleSettings } from './module-settings.js';
 import type { ModuleDefinition } from './module.js';
 import { type Eventually } from './eventually.js';
 import { resourceRoutes } from './resource.js';
-import { type AppServices, type RouteDefinition } from './route.js';
+import { type InstanceOptions, type RouteDefinition, type RuntimeServices } from './route.js';
 import type { StaticAssets } from './static-assets.js';
 import type { Storage, StorageDriver } from './storage.js';
 import {
@@ -117,8 +117,8 @@ export interface App {
   readonly errors: ErrorTable;
   /** The storage modules use, over a driver: validation, hooks and change events of these collections. */
   createStorage(driver: StorageDriver, events?: EventBus): Storage;
-  /** Binds the app to its services and returns the request handler. */
-  instantiate(services: AppServices): AppInstance;
+  /** Binds the app to the runtime's services (and its options of admission and logging) and returns the request handler. */
+  instantiate(services: RuntimeServices, options?: InstanceOptions): AppInstance;
   /**
    * Answers a request in process, for tests: real storage (on Node, SQLite
    * in memory, migrated and seeded on first use), Berth's own routes, the
@@ -285,16 +285,8 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
     errors,
     createStorage: (driver, events) =>
       createDataStore(driver, { collections, hooks: hooks.collections, ...(events ? { events } : {}) }),
-    instantiate: (services) =>
-      instantiate(
-        routes,
-        hooks,
-        authenticators,
-        errors,
-        typeof options.ui === 'object' && 'assets' in options.ui
-          ? { ...services, uiAssets: options.ui.assets }
-          : services,
-      ),
+    instantiate: (services, instanceOptions) =>
+      instantiate(routes, hooks, authenticators, errors, services, instanceOptions),
     request(input, init) {
       return testRequest((tested ??= testInstance(app)), input, init);
     },

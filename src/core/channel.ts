@@ -45,3 +45,8 @@ export function defineChannel(channel: ChannelDefinition): ChannelDefinition {
   }
   return channel;
 }
+
+/** How the runtime serves the realtime transport route, when it has one. */
+export interface RealtimeBridge {
+  transport(request: Request, platform: unknown): Response | Promise<Response>;
+}

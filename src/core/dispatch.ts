@@ -1,5 +1,4 @@
 /** An app bound to its services: the router, the request hooks and the dispatch of each request to its route. */
-import { scopedServices } from './service.js';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
@@ -11,10 +10,17 @@ import { problemFor, problemResponse, type ErrorTable } from './errors.js';
 import type { Locals, RequestHookContext } from './hooks.js';
 import { isThenable, promised, thenEventually, type Eventually } from './eventually.js';
 import { requestIdOf } from './request-id.js';
-import { type AppServices, type RequestLogEntry, type RouteDefinition } from './route.js';
+import {
+  type AppServices,
+  type InstanceOptions,
+  type RequestLogEntry,
+  type RouteDefinition,
+  type RuntimeServices,
+} from './route.js';
+import type { Storage } from './storage.js';
 import { type Answerer, Routed, routeHandler } from './route-handler.js';
 import { rawPathOf } from './request-url.js';
-import { identify, Unchecked } from './admission.js';
+import { identify, Unchecked, type Gate } from './admission.js';
 import { errorResponse } from './error-answer.js';
 import { type RegisteredRoute, type AppInstance, type AppHooks } from './app.js';
 
@@ -41,43 +47,48 @@ export function instantiate(
   hooks: AppHooks,
   authenticators: readonly Authenticator[],
   errors: ErrorTable,
-  given: AppServices,
+  given: RuntimeServices,
+  options: InstanceOptions = {},
 ): AppInstance {
-  // Write hooks see this instance's settings (a reload makes a new instance with the new ones).
+  // One object for as long as this instance serves: a service made with `defineService` is made once for it.
   const services: AppServices = {
     ...given,
-    storage:
-      hooks.collections.size && given.settings ? given.storage.withSettings(given.settings) : given.storage,
+    // Write hooks see this instance's settings (a reload makes a new instance with the new ones).
+    storage: hooks.collections.size ? given.storage.withSettings(given.settings) : given.storage,
+    dispatch: (request, platform) => promised(() => serve(request, platform, true)),
   };
-  services.authenticate = async (credential) => {
-    if (
-      services.adminTokenHash &&
-      equalInConstantTime(await hashToken(credential.token), services.adminTokenHash)
-    ) {
-      return adminCaller;
-    }
-    for (const authenticator of authenticators) {
-      const caller = await authenticator.authenticate(credential, services);
-      if (caller !== undefined) return caller;
-    }
-    return null;
+  const gate: Gate = {
+    services,
+    options,
+    async authenticate(credential) {
+      if (
+        options.adminTokenHash &&
+        equalInConstantTime(await hashToken(credential.token), options.adminTokenHash)
+      ) {
+        return adminCaller;
+      }
+      for (const authenticator of authenticators) {
+        const caller = await authenticator.authenticate(credential, services);
+        if (caller !== undefined) return caller;
+      }
+      return null;
+    },
   };
   // Hono's routers without Hono's app: a request goes from the match to its first route (no Context, no
   // compose). A Berth route always answers or throws, so the ones after it (the UI's `/*`) never run.
   const router = new SmartRouter<Answerer>({ routers: [new RegExpRouter(), new TrieRouter()] });
-  // What a caller's handlers get: the same object for the same caller, so a caller that comes back (the
-  // admin token's, the page's one user) does not cost a storage and a copy of the services per request.
-  const callers = new WeakMap<Caller, AppServices>();
-  const servicesFor = (caller: Caller): AppServices => {
-    let given = callers.get(caller);
-    if (!given) {
-      given = scopedServices(services, { ...services, storage: services.storage.as(caller) });
-      callers.set(caller, given);
+  // The storage a caller's handlers write with: the same object for the same caller, so a caller that comes
+  // back (the admin token's, the page's one user) does not cost a storage per request.
+  const callers = new WeakMap<Caller, Storage>();
+  const storageOf = (caller: Caller): Storage => {
+    let storage = callers.get(caller);
+    if (!storage) {
+      storage = services.storage.as(caller);
+      callers.set(caller, storage);
     }
-    return given;
+    return storage;
   };
-  for (const { route } of routes)
-    router.add(route.method, route.path, routeHandler(route, services, servicesFor));
+  for (const { route } of routes) router.add(route.method, route.path, routeHandler(route, gate, storageOf));
   const allowedMethods = allowedMethodsLookup(routes.map(({ route }) => route));
   const notFound = ({ env, request, path }: Routed): Response => {
     const { requestId } = env;
@@ -129,9 +140,9 @@ export function instantiate(
   };
 
   const logRequest =
-    services.logRequest === null
+    options.logRequest === null
       ? undefined
-      : (services.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request')));
+      : (options.logRequest ?? ((entry: RequestLogEntry) => services.logger.info(entry, 'request')));
   const hooked = hooks.onRequest.length + hooks.onResponse.length + hooks.onError.length > 0;
   // Without request hooks the path is what it was before hooks existed: nothing more per request.
   // Each hook is awaited only when it answers with a promise: hooks that answer at once keep a read promise-free.
@@ -177,7 +188,7 @@ export function instantiate(
         };
         let early: Eventually<Response | void>;
         try {
-          const identity = identify(request, env.runtime, services);
+          const identity = identify(request, env.runtime, gate);
           early = thenEventually(identity, identified);
         } catch (error) {
           // As when a hook's promise rejects: the error answer, once, then the response hooks.
@@ -219,8 +230,7 @@ export function instantiate(
   const instance: AppInstance = {
     fetch: (request, runtime) => promised(() => serve(request, runtime, false)),
     respond: (request, runtime) => serve(request, runtime, false),
-    authenticate: (credential) => services.authenticate!(credential),
+    authenticate: (credential) => gate.authenticate(credential),
   };
-  services.dispatch ??= (request, platform) => promised(() => serve(request, platform, true));
   return instance;
 }

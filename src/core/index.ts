@@ -22,9 +22,15 @@ export {
   routesWith,
   type AppServices,
   type HttpMethod,
+  type InstanceOptions,
   type RouteContext,
   type RouteDefinition,
+  type RuntimeInfo,
+  type RuntimeServices,
+  type SettingEntry,
 } from './route.js';
+export type { RateLimiter, RateCount } from './rate-limit.js';
+export type { StaticAsset, StaticAssets } from './static-assets.js';
 export {
   BerthError,
   defineErrors,
@@ -76,6 +82,7 @@ export {
   type ModuleSettings,
   type ModuleSettingSpec,
   type ResolvedSettings,
+  type SettingsHolder,
 } from './module-settings.js';
 export { defineService, type ServiceDefinition } from './service.js';
 export { startApp, stopApp, type AppContext, type AppLifeServices, type StartedApp } from './app-life.js';

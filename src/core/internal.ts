@@ -10,14 +10,9 @@ export * from './index.js';
 export { extendApp, type AppHooks, type RegisteredRoute, type Topic } from './app.js';
 export { setTestRuntime, type TestRuntime, type TestInstance } from './test-client.js';
 export { generateOpenApi, openApiPath } from './openapi.js';
+export type { RealtimeBridge } from './channel.js';
 export { toJsonSchema, type JsonSchema } from './json-schema.js';
-export {
-  contentTypeFor,
-  safeAssetPath,
-  isHashedAsset,
-  type StaticAsset,
-  type StaticAssets,
-} from './static-assets.js';
+export { contentTypeFor, safeAssetPath, isHashedAsset } from './static-assets.js';
 export {
   BackupEntrySchema,
   BackupListSchema,
@@ -30,15 +25,8 @@ export {
   routeAuth,
   routeAuthLevels,
   routeBatchable,
-  type BatchLimits,
   type RequestLogEntry,
-  type RuntimeInfo,
-  type SettingEntry,
-  type Lifecycle,
-  type MetricsEndpoint,
   type RouteDocs,
-  type AdminReports,
-  type RealtimeBridge,
   type QueryParser,
 } from './route.js';
 export {
@@ -80,13 +68,7 @@ export { newRecordId } from './record-id.js';
 export { redactUrl } from './redact-url.js';
 export { judge, describeAccess, type Verdict } from './access.js';
 export { adminCaller, bearerToken } from './caller.js';
-export {
-  addressBucket,
-  memoryRateLimiter,
-  tooManyRequests,
-  type RateCount,
-  type RateLimiter,
-} from './rate-limit.js';
+export { addressBucket, memoryRateLimiter, tooManyRequests } from './rate-limit.js';
 export { MigrationError, orderOf } from './storage.js';
 export type {
   Condition,

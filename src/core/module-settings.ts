@@ -26,14 +26,19 @@ export interface ResolvedSettings {
   sources: Record<string, string>;
 }
 
+/** What holds the resolved settings: the app's services, or a write hook's context. */
+export interface SettingsHolder {
+  readonly settings?: AppServices['settings'] | undefined;
+}
+
 /** A module's settings, declared once: `of(services)` gives the values, typed, in any handler. */
 export interface ModuleSettings<V extends Record<string, unknown> = Record<string, unknown>> {
   readonly module: string;
   readonly specs: SettingSpecs;
   /** The values this app runs with (after the last reload). */
-  of(services: Pick<AppServices, 'settings'>): V;
+  of(services: SettingsHolder): V;
   /** Where each value came from. */
-  sources(services: Pick<AppServices, 'settings'>): Record<keyof V, string>;
+  sources(services: SettingsHolder): Record<keyof V, string>;
 }
 
 /**

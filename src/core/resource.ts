@@ -29,7 +29,6 @@ import type { Caller } from './caller.js';
 import {
   defineRoute,
   jsonAnswer,
-  type AppServices,
   type QueryParser,
   type RouteContext,
   type RouteDefinition,
@@ -38,7 +37,7 @@ import { readsOf } from './data-store.js';
 import { callerKey, KeptLists } from './kept-lists.js';
 import { concealPrivateConflict } from './private-conflict.js';
 import { thenEventually, type Eventually } from './eventually.js';
-import type { Row } from './storage.js';
+import type { Row, Storage } from './storage.js';
 import { withShortcut } from './validation.js';
 import { hasNoNul, noNulMessage } from './fields.js';
 
@@ -238,8 +237,8 @@ export function resourceRoutes(
     previous: Row,
   ) => writeRefusal(collection, verdict, what, id, judge(access.read, caller, previous, ownership).allowed);
   // Reads pass their answer on without a promise when storage has it at once (see eventually.ts).
-  const read = (services: AppServices, id: string): Eventually<Row> =>
-    thenEventually(readsOf(services.storage.repository(collection)).get(id), (found) => {
+  const read = (storage: Storage, id: string): Eventually<Row> =>
+    thenEventually(readsOf(storage.repository(collection)).get(id), (found) => {
       if (!found) throw notFound(id);
       return found;
     });
@@ -256,11 +255,11 @@ export function resourceRoutes(
         queryParser,
         response: page,
         handler(context) {
-          const { query: parsed, request, services, caller, requestId } = context as unknown as Context;
+          const { query: parsed, request, storage, caller, requestId } = context as unknown as Context;
           const verdict = judge(access.list, caller, undefined, ownership, true);
           if (!verdict.allowed) throw refuse(verdict, `list ${name}`);
           const query = listQueryFor(collection, parsed.query, caller, verdict);
-          const reads = readsOf(services.storage.repository(collection));
+          const reads = readsOf(storage.repository(collection));
           // A rule is the app's code, which may answer otherwise each time: its lists are never kept.
           // Only reads the data layer calls pure are kept: a read that runs code is asked every time.
           const version = keepable && reads.pure ? reads.readsVersion?.() : undefined;
@@ -297,8 +296,8 @@ export function resourceRoutes(
         summary: `Get one of ${name}`,
         params: Id,
         response: record,
-        handler({ params, services, caller }) {
-          return thenEventually(read(services, params.id), (found) => {
+        handler({ params, storage, caller }) {
+          return thenEventually(read(storage, params.id), (found) => {
             const verdict = judge(access.read, caller, found, ownership);
             if (!verdict.allowed) throw refuse(verdict, `read this ${name} record`, params.id);
             return answerTo(found as never, caller);
@@ -315,18 +314,18 @@ export function resourceRoutes(
         body: collection.schemas.create,
         status: 201,
         response: record,
-        async handler({ body, services, caller }) {
+        async handler({ body, storage, caller }) {
           checkAdminOnly(collection, adminOnly, body as Record<string, unknown>, caller);
           const values = withOwner(collection, body as Record<string, unknown>, caller);
           const verdict = judge(access.create, caller, values, ownership);
           if (!verdict.allowed) throw refuse(verdict, `create ${name}`);
-          const created = await asBody(services.storage.repository(collection).create(values as never)).catch(
+          const created = await asBody(storage.repository(collection).create(values as never)).catch(
             async (error: unknown) => {
               throw await concealPrivateConflict(error, {
                 collection,
                 values,
                 caller,
-                storage: services.storage,
+                storage,
                 what: `create ${name}`,
               });
             },
@@ -344,10 +343,10 @@ export function resourceRoutes(
         params: Id,
         body: collection.schemas.update,
         response: record,
-        async handler({ params, body, services, caller }) {
+        async handler({ params, body, storage, caller }) {
           checkAdminOnly(collection, adminOnly, body as Record<string, unknown>, caller);
           if (access.update !== 'public' && !caller?.admin) {
-            const previous = await read(services, params.id);
+            const previous = await read(storage, params.id);
             const verdict = judge(access.update, caller, previous, ownership);
             if (!verdict.allowed)
               throw refuseWrite(verdict, `change this ${name} record`, params.id, caller, previous);
@@ -363,18 +362,18 @@ export function resourceRoutes(
               );
             }
           }
-          const updated = await asBody(
-            services.storage.repository(collection).update(params.id, body as never),
-          ).catch(async (error: unknown) => {
-            throw await concealPrivateConflict(error, {
-              collection,
-              values: body as Record<string, unknown>,
-              caller,
-              storage: services.storage,
-              what: `change this ${name} record`,
-              id: params.id,
-            });
-          });
+          const updated = await asBody(storage.repository(collection).update(params.id, body as never)).catch(
+            async (error: unknown) => {
+              throw await concealPrivateConflict(error, {
+                collection,
+                values: body as Record<string, unknown>,
+                caller,
+                storage,
+                what: `change this ${name} record`,
+                id: params.id,
+              });
+            },
+          );
           if (!updated) throw notFound(params.id);
           return answerTo(updated, caller);
         },
@@ -389,14 +388,14 @@ export function resourceRoutes(
         params: Id,
         status: 204,
         docs: { responses: { '409': { description: 'Other records reference it.', problem: true } } },
-        async handler({ params, services, caller }) {
+        async handler({ params, storage, caller }) {
           if (access.delete !== 'public' && !caller?.admin) {
-            const previous = await read(services, params.id);
+            const previous = await read(storage, params.id);
             const verdict = judge(access.delete, caller, previous, ownership);
             if (!verdict.allowed)
               throw refuseWrite(verdict, `delete this ${name} record`, params.id, caller, previous);
           }
-          if (!(await services.storage.repository(collection).delete(params.id))) throw notFound(params.id);
+          if (!(await storage.repository(collection).delete(params.id))) throw notFound(params.id);
         },
       }),
   };

@@ -6,11 +6,12 @@ import { addressBucket, tooManyRequests } from './rate-limit.js';
 import { readJsonBody } from './body.js';
 import { BerthError } from './errors.js';
 import { thenEventually, type Eventually } from './eventually.js';
-import { jsonAnswer, routeAuth, routeBatchable, type AppServices, type RouteDefinition } from './route.js';
+import { jsonAnswer, routeAuth, routeBatchable, type RouteDefinition } from './route.js';
+import type { Storage } from './storage.js';
 import { validate, validator } from './validation.js';
 import { type DispatchEnv } from './dispatch.js';
 import { namesOf, isResponse, searchOf } from './request-url.js';
-import { identify, Unchecked, admit } from './admission.js';
+import { identify, Unchecked, admit, type Gate } from './admission.js';
 
 /** A route's answer to a request it matched. */
 export type Answerer = (routed: Routed) => Eventually<Response>;
@@ -51,11 +52,8 @@ export class Routed {
   }
 }
 
-export function routeHandler(
-  route: RouteDefinition,
-  services: AppServices,
-  servicesFor: (caller: Caller) => AppServices,
-) {
+export function routeHandler(route: RouteDefinition, gate: Gate, storageOf: (caller: Caller) => Storage) {
+  const { services, options } = gate;
   const auth = routeAuth(route);
   const status = route.status ?? 200;
   const batchable = routeBatchable(route);
@@ -102,8 +100,9 @@ export function routeHandler(
       query,
       body,
       requestId,
+      services,
       // Write hooks see who writes.
-      services: caller ? servicesFor(caller) : services,
+      storage: caller ? storageOf(caller) : services.storage,
       locals,
     });
     return thenEventually(result, (value) => respond(value, requestId));
@@ -115,14 +114,14 @@ export function routeHandler(
   ): Promise<Response> => {
     const { request } = routed;
     const platform = routed.env.runtime;
-    const caller = await admit(await identity, auth, request, services);
-    if (writes && services.writeLimit && services.rateLimiter && !caller?.admin) {
+    const caller = await admit(await identity, auth, request, gate);
+    const { writeLimit } = options;
+    if (writes && writeLimit && !caller?.admin) {
       const key = caller
         ? `user:${caller.via}:${caller.id}`
-        : `address:${addressBucket(services.clientAddress?.(platform) ?? 'unknown')}`;
+        : `address:${addressBucket(services.clientAddress(platform) ?? 'unknown')}`;
       const count = await services.rateLimiter.hit(`writes:${key}`, 60_000);
-      if (count.count > services.writeLimit)
-        throw tooManyRequests(`over ${services.writeLimit} writes a minute`, count);
+      if (count.count > writeLimit) throw tooManyRequests(`over ${writeLimit} writes a minute`, count);
     }
     // Parameters and query before the body: a bad path or query is refused without reading it.
     const params = paramsOf(routed);
@@ -142,11 +141,11 @@ export function routeHandler(
         `${request.method} ${path}${served} cannot be part of a batch: only JSON API routes can`,
       );
     }
-    const identity = 'caller' in env ? env.caller : identify(request, env.runtime, services);
+    const identity = 'caller' in env ? env.caller : identify(request, env.runtime, gate);
     if (writes || route.body || identity instanceof Promise) return checked(routed, identity);
     // A read whose caller is known at once (nobody, or the in-page server's one user): admitted or
     // refused at once too, then the handler without a promise.
-    return thenEventually(admit(identity, auth, request, services), (caller) =>
+    return thenEventually(admit(identity, auth, request, gate), (caller) =>
       handle(routed, caller, paramsOf(routed), queryOf(routed), undefined),
     );
   };

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Access } from './access.js';
-import type { Backups } from './backups.js';
-import type { Caller, TokenCredential } from './caller.js';
+import type { Caller } from './caller.js';
 import type { EventBus } from './events.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Locals } from './hooks.js';
@@ -9,7 +8,6 @@ import type { ResolvedSettings } from './module-settings.js';
 import type { Storage } from './storage.js';
 import type { Logger } from './logger.js';
 import type { Mode } from './mode.js';
-import type { StaticAssets } from './static-assets.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -62,86 +60,65 @@ export interface SettingEntry {
   reload: boolean;
 }
 
-/** What the runtime hands to every request: storage, logger, events and settings. */
+/**
+ * What every part of a running app shares, made once per app instance (a
+ * reload makes a new one): storage, logger, events, settings and the facts
+ * of the runtime. Every runtime gives all of it. A module that needs more
+ * from the runtime (Berth's admin, UI, metrics and batch modules do) adds
+ * its own fields where it declares them, by declaration merging:
+ *
+ * @example
+ * declare module 'berth' {
+ *   interface AppServices { mailer?: Mailer }
+ * }
+ *
+ * What belongs to one request (who calls, and the storage that writes as
+ * that caller) is in the route's context, not here.
+ */
 export interface AppServices {
+  /** The app's storage: writes through it run hooks with no caller (a route's `context.storage` writes as its caller). */
   storage: Storage;
   logger: Logger;
   events: EventBus;
   mode: Mode;
+  /** Modules' settings as the runtime resolved them, by module name (`defineSettings(...).of(services)` reads them). */
+  settings: ReadonlyMap<string, ResolvedSettings>;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Counters for rate limits (in this process unless the runtime shares them). */
+  rateLimiter: RateLimiter;
+  /** The client's address of a request (from the route's `platform`), where the runtime knows it. */
+  clientAddress(platform: unknown): string | undefined;
+  /** Facts about the running server, for the admin overview and the docs. */
+  runtime: RuntimeInfo;
+  /**
+   * Serves a sub-request with this same app (the batch entry's). Only
+   * batchable routes answer it, whatever its path's spelling, so a batch
+   * can never reach the batch entry again. Given the batch's own
+   * `platform`, a sub-request keeps its client's address.
+   */
+  dispatch(request: Request, platform?: unknown): Promise<Response>;
+}
+
+/** What a runtime gives `app.instantiate`: the app's services but the one the instance makes itself. */
+export type RuntimeServices = Omit<AppServices, 'dispatch'>;
+
+/** How an app instance admits and logs requests: the runtime's choices, which no route reads. */
+export interface InstanceOptions {
   /** SHA-256 (hex) of the admin token; without it every admin route answers 403. */
   adminTokenHash?: string;
-  /**
-   * Writes one request log line; defaults to `logger.info(entry, 'request')`.
-   * `null`: nothing wants the entries (no request log, no metrics), so none is made.
-   */
-  logRequest?: ((entry: RequestLogEntry) => void) | null;
-  runtime?: RuntimeInfo;
-  /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
-  uiAssets?: StaticAssets;
-  /** Other static sites the app mounts, by name (the in-browser playground). */
-  sites?: Record<string, StaticAssets>;
-  adminReports?: AdminReports;
-  realtime?: RealtimeBridge;
   /**
    * Who may use admin routes: `token` (the default) checks the admin token;
    * `open` lets everyone, for in-page servers that belong to the page's user.
    */
   adminAccess?: 'token' | 'open';
-  /**
-   * Serves a sub-request of the batch entry with this same app; set by
-   * `instantiate`. Only batchable routes answer it, whatever its path's
-   * spelling, so a batch can never reach the batch entry again. Given the
-   * batch's own `platform`, a sub-request keeps its client's address.
-   */
-  dispatch?: (request: Request, platform?: unknown) => Promise<Response>;
-  /** Limits of the batch entry; defaults: 50 requests, answers up to 8 × `bodyLimit` bytes. */
-  batchLimits?: BatchLimits;
-  /** Modules' settings as the runtime resolved them, by module name (`defineSettings(...).of(services)` reads them). */
-  settings?: ReadonlyMap<string, ResolvedSettings>;
-  /**
-   * Who a request's bearer token is (set by `instantiate` from the admin
-   * token and the app's authenticators): undefined without a token, null
-   * for a token no authenticator accepts.
-   */
-  authenticate?: (credential: TokenCredential) => Promise<Caller | null | undefined>;
-  /** Counters for rate limits (in this process unless the runtime shares them). */
-  rateLimiter?: RateLimiter;
   /** Writes (POST, PUT, PATCH, DELETE) one caller (or address) may make per minute; the admin token is not limited. */
   writeLimit?: number;
-  /** The client's address of a request, where the runtime knows it. */
-  clientAddress?: (platform: unknown) => string | undefined;
-  /** Where the server is in its life, for `GET /readyz`; a runtime without it is ready once it serves. */
-  lifecycle?: Lifecycle;
-  /** What `GET /metrics` answers; only runtimes that keep metrics have it. */
-  metrics?: MetricsEndpoint;
-  /** Backups of the database, for the admin API; only runtimes that make them have it. */
-  backups?: Backups;
-}
-
-/** What a runtime that keeps metrics gives `GET /metrics`. */
-export interface MetricsEndpoint {
-  /** The Prometheus text exposition, and its content type. */
-  scrape(): Promise<{ contentType: string; body: string }>;
-  /** The token that may read the metrics besides the admin token, when one is set. */
-  token(): string | undefined;
-}
-
-/** What `GET /readyz` asks the runtime besides storage. */
-export interface Lifecycle {
-  /** Storage opened and migrated. */
-  readonly migrated: boolean;
-  /** Shutting down: finishing requests, taking no new work from a load balancer. */
-  readonly draining: boolean;
-}
-
-/** How much one batch may ask for. */
-export interface BatchLimits {
-  /** Sub-requests in one batch. */
-  maxRequests: number;
-  /** Bytes of all the answers of one batch together. */
-  maxResponseBytes: number;
+  /**
+   * Writes one request log line; defaults to `logger.info(entry, 'request')`.
+   * `null`: nothing wants the entries (no request log, no metrics), so none is made.
+   */
+  logRequest?: ((entry: RequestLogEntry) => void) | null;
 }
 
 /** What a route handler receives. */
@@ -153,7 +130,10 @@ export interface RouteContext<Params, Query, Body> {
   query: Query;
   body: Body;
   requestId: string;
+  /** The app's services (one object for as long as the app instance serves). */
   services: AppServices;
+  /** The app's storage as this request's caller: write hooks see who writes (`context.caller`). */
+  storage: Storage;
   /** Values hooks set for this request (see `Locals`). */
   locals: Locals;
   /**
@@ -185,19 +165,6 @@ export interface RouteDocs {
   wildcardName?: string;
   /** Extra responses, by status; `problem` ones carry a problem+json body. */
   responses?: Record<string, { description: string; problem?: boolean }>;
-}
-
-/** How the runtime serves the realtime transport route, when it has one. */
-export interface RealtimeBridge {
-  transport(request: Request, platform: unknown): Response | Promise<Response>;
-}
-
-/** Reports the admin API shows; each runtime fills in what it can. */
-export interface AdminReports {
-  realtime?: () => Promise<object> | object;
-  service?: () => Promise<object> | object;
-  /** Requests per second, error rate and p95 latency of the last minutes. */
-  load?: () => Promise<object> | object;
 }
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;

@@ -17,24 +17,13 @@ export interface ServiceDefinition<T> {
  * handler: ({ services }) => mailer.of(services).send(...)
  */
 export function defineService<T>(name: string, create: (services: AppServices) => T): ServiceDefinition<T> {
-  const instances = new WeakMap<object, T>();
+  // Keyed on the services object, which an app instance makes once: one instance per running app.
+  const instances = new WeakMap<AppServices, T>();
   return {
     name,
-    of(given) {
-      // A caller's copy of the services (its own storage) counts as the app's: one instance per app, made
-      // from the app's services, never from a caller's.
-      const services = appServicesOf.get(given) ?? given;
+    of(services) {
       if (!instances.has(services)) instances.set(services, create(services));
       return instances.get(services)!;
     },
   };
-}
-
-/** The app's services of each caller's copy of them. */
-const appServicesOf = new WeakMap<AppServices, AppServices>();
-
-/** Says that `scoped` (a caller's copy, with that caller's storage) belongs to the app whose services are `app`. */
-export function scopedServices(app: AppServices, scoped: AppServices): AppServices {
-  appServicesOf.set(scoped, app);
-  return scoped;
 }

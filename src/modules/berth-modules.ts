@@ -43,7 +43,12 @@ export function withBerthModules(
       ...(options.realtimePath ? [createRealtimeModule(options.realtimePath, app.channels)] : []),
       ...(uiOption === false
         ? []
-        : [createUiModule(uiOption === 'berth' ? 'The Berth admin UI' : 'The UI of this app')]),
+        : [
+            createUiModule(
+              uiOption === 'berth' ? 'The Berth admin UI' : 'The UI of this app',
+              typeof uiOption === 'object' && 'assets' in uiOption ? uiOption.assets : undefined,
+            ),
+          ]),
     ],
   });
   holder.app = composed;

@@ -3,8 +3,10 @@ import {
   hashToken,
   silentLogger,
   type App,
-  type AppServices,
+  memoryRateLimiter,
+  type InstanceOptions,
   type Logger,
+  type RuntimeServices,
   type StorageDriver,
 } from '../../src/core/internal.js';
 import { withBerthModules } from '../../src/modules/berth-modules.js';
@@ -19,23 +21,34 @@ export const adminToken = 'test-admin-token-0123456789';
  */
 export async function instantiate(
   bare: App,
-  overrides: Partial<Omit<AppServices, 'storage'>> & { logger?: Logger; driver?: StorageDriver } = {},
+  overrides: Partial<Omit<RuntimeServices, 'storage'>> &
+    InstanceOptions & { logger?: Logger; driver?: StorageDriver } = {},
 ) {
   const app = withBerthModules(bare, { realtimePath: undefined });
-  const { driver, ...rest } = overrides;
+  const { driver, adminAccess, adminTokenHash, writeLimit, logRequest, ...rest } = overrides;
   const events = overrides.events ?? new EventBus();
   const storage = app.createStorage(driver ?? openSqliteStorage(':memory:'), events);
   await storage.migrate(app.collections);
-  const services: AppServices = {
+  const given: RuntimeServices = {
     storage,
     logger: silentLogger,
     events,
     mode: 'release',
     bodyLimit: 1024 * 1024,
-    adminTokenHash: await hashToken(adminToken),
+    settings: new Map(),
+    rateLimiter: memoryRateLimiter(),
+    clientAddress: () => undefined,
+    runtime: { runtime: 'test', mode: 'release', modeSource: 'the test', startedAt: Date.now() },
     ...rest,
   };
-  const instance = app.instantiate(services);
+  const options: InstanceOptions = {
+    adminTokenHash: adminTokenHash ?? (await hashToken(adminToken)),
+    ...(adminAccess ? { adminAccess } : {}),
+    ...(writeLimit !== undefined ? { writeLimit } : {}),
+    ...(logRequest !== undefined ? { logRequest } : {}),
+  };
+  const instance = app.instantiate(given, options);
+  const services = given;
   const request = (path: string, init: RequestInit & { json?: unknown; admin?: boolean } = {}) => {
     const headers = new Headers(init.headers);
     if (init.admin) headers.set('authorization', `Bearer ${adminToken}`);

@@ -6,6 +6,7 @@ import {
   createApp,
   EventBus,
   hashToken,
+  memoryRateLimiter,
   silentLogger,
   type Logger,
   type Mode,
@@ -50,16 +51,22 @@ export async function startRealtimeServer(
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     authenticate: (credential) => instance.authenticate(credential),
   });
-  const instance = app.instantiate({
-    storage,
-    logger: silentLogger,
-    events,
-    mode,
-    bodyLimit: 1024 * 1024,
-    adminTokenHash: tokenHash,
-    realtime: realtime.bridge,
-    adminReports: { realtime: () => realtime.monitor.report() },
-  });
+  const instance = app.instantiate(
+    {
+      storage,
+      logger: silentLogger,
+      events,
+      mode,
+      bodyLimit: 1024 * 1024,
+      settings: new Map(),
+      rateLimiter: memoryRateLimiter(),
+      clientAddress: () => undefined,
+      runtime: { runtime: 'test', mode, modeSource: 'the test', startedAt: Date.now() },
+      realtime: realtime.bridge,
+      adminReports: { realtime: () => realtime.monitor.report() },
+    },
+    { adminTokenHash: tokenHash },
+  );
   const server = createServer(getRequestListener((request, env) => instance.fetch(request, env)));
   realtime.attach(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

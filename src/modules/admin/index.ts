@@ -18,6 +18,22 @@ import {
   type RegisteredRoute,
 } from '../../core/internal.js';
 
+/** Reports the admin API shows; each runtime fills in what it can. */
+export interface AdminReports {
+  realtime?: () => Promise<object> | object;
+  service?: () => Promise<object> | object;
+  /** Requests per second, error rate and p95 latency of the last minutes. */
+  load?: () => Promise<object> | object;
+}
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    adminReports?: AdminReports;
+    /** Backups of the database, for the admin API; only runtimes that make them have it. */
+    backups?: Backups;
+  }
+}
+
 const RouteEntry = z.object({
   method: z.string(),
   path: z.string(),

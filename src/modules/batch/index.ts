@@ -2,7 +2,22 @@ import { z } from 'zod';
 import { BerthError } from '../../core/errors.js';
 import { headerOf } from '../../core/request-headers.js';
 import { defineModule } from '../../core/module.js';
-import { defineRoute, type BatchLimits } from '../../core/route.js';
+import { defineRoute } from '../../core/route.js';
+
+/** How much one batch may ask for. */
+export interface BatchLimits {
+  /** Sub-requests in one batch. */
+  maxRequests: number;
+  /** Bytes of all the answers of one batch together. */
+  maxResponseBytes: number;
+}
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** Limits of the batch entry; defaults: 50 requests, answers up to 8 × `bodyLimit` bytes. */
+    batchLimits?: BatchLimits;
+  }
+}
 
 /** The limits when the runtime sets none: 50 requests; answers up to 8 × the body limit. */
 export const defaultBatchLimits = (bodyLimit: number): BatchLimits => ({
@@ -99,8 +114,7 @@ export const batchModule = defineModule({
         },
       },
       async handler({ body, request, platform, services }) {
-        const dispatch = services.dispatch;
-        if (!dispatch) throw new BerthError('BERTH_UNAVAILABLE', 'batches are not available in this runtime');
+        const { dispatch } = services;
         const limits = services.batchLimits ?? defaultBatchLimits(services.bodyLimit);
         if (body.length > limits.maxRequests) {
           throw new BerthError(

@@ -7,6 +7,21 @@ import {
   type ModuleDefinition,
 } from '../../core/internal.js';
 
+/** What `GET /readyz` asks the runtime besides storage. */
+export interface Lifecycle {
+  /** Storage opened and migrated. */
+  readonly migrated: boolean;
+  /** Shutting down: finishing requests, taking no new work from a load balancer. */
+  readonly draining: boolean;
+}
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** Where the server is in its life, for `GET /readyz`; a runtime without it is ready once it serves. */
+    lifecycle?: Lifecycle;
+  }
+}
+
 /** How long `/readyz` waits for storage before it calls it unreachable. */
 export const storageCheckTimeout = 2000;
 

@@ -8,6 +8,21 @@ import {
   type ModuleDefinition,
 } from '../../core/internal.js';
 
+/** What a runtime that keeps metrics gives `GET /metrics`. */
+export interface MetricsEndpoint {
+  /** The Prometheus text exposition, and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+  /** The token that may read the metrics besides the admin token, when one is set. */
+  token(): string | undefined;
+}
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** What `GET /metrics` answers; only runtimes that keep metrics have it. */
+    metrics?: MetricsEndpoint;
+  }
+}
+
 /**
  * `GET /metrics` in the Prometheus text format, for the admin token or the
  * metrics token (a scraper need not hold the admin token). A probe: left

@@ -1,6 +1,14 @@
 import { defineModule } from '../../core/module.js';
 import { defineRoute } from '../../core/route.js';
+import type { StaticAssets } from '../../core/static-assets.js';
 import { staticFiles } from '../ui/index.js';
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** Other static sites the app mounts, by name (the in-browser playground). */
+    sites?: Record<string, StaticAssets>;
+  }
+}
 
 const serve = staticFiles('/playground', (services) => services.sites?.playground);
 const page = { type: 'text/html', description: 'The in-browser server demo page' };

@@ -1,7 +1,14 @@
-import type { ChannelDefinition } from '../../core/channel.js';
+import type { ChannelDefinition, RealtimeBridge } from '../../core/channel.js';
 import { BerthError } from '../../core/errors.js';
 import { defineModule, type ModuleDefinition } from '../../core/module.js';
 import { defineRoute, type RouteContext } from '../../core/route.js';
+
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** Serves the realtime transport route, in runtimes that have one. */
+    realtime?: RealtimeBridge;
+  }
+}
 
 function transport({ request, platform, services }: RouteContext<unknown, unknown, unknown>) {
   if (!services.realtime) {

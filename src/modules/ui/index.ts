@@ -8,6 +8,13 @@ import {
   type StaticAssets,
 } from '../../core/static-assets.js';
 
+declare module '../../core/route.js' {
+  interface AppServices {
+    /** Files of the UI served at `/` (Berth's admin UI or the project's own). */
+    uiAssets?: StaticAssets;
+  }
+}
+
 const htmlNavigation = (request: Request): boolean =>
   (request.headers.get('accept') ?? '').includes('text/html');
 
@@ -79,15 +86,17 @@ export function staticFiles(mount: string, pick: (services: AppServices) => Stat
   };
 }
 
-const serve = staticFiles('', (services) => services.uiAssets);
-
 /**
  * Serves a UI at `/`: its files with content types and ETags (a year of
  * cache for hashed assets), and index.html for browser navigations to any
  * other path. Registered after every other module, so API routes win.
+ * `assets`: the app's own files; without them, those the runtime gives
+ * (`services.uiAssets`).
  */
-export function createUiModule(description: string): ModuleDefinition {
+export function createUiModule(description: string, assets?: StaticAssets): ModuleDefinition {
   const html = { type: 'text/html', description };
+  // The app's own files when it gives them (`createApp({ ui: { assets } })`), else the runtime's.
+  const serve = staticFiles('', assets ? () => assets : (services) => services.uiAssets);
   return defineModule({
     name: 'ui',
     description,

@@ -74,7 +74,7 @@ export const usersModule = defineModule({
           '415': { description: 'A body that is not JSON.', problem: true },
         },
       },
-      async handler({ query, request, services }) {
+      async handler({ query, request, services, storage }) {
         let id = query.id;
         if (!id && request.headers.get('content-type')) {
           id = validate(DeleteUserSelector, await readJsonBody(request, services.bodyLimit), 'body').id;
@@ -84,7 +84,7 @@ export const usersModule = defineModule({
             errors: [{ path: 'query.id', message: 'send ?id=<id> or a JSON body {"id": "<id>"}' }],
           });
         }
-        if (!(await services.storage.repository(users).delete(id))) {
+        if (!(await storage.repository(users).delete(id))) {
           throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${id}"`);
         }
       },

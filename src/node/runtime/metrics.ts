@@ -2,7 +2,8 @@ import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { CounterConfiguration, Registry } from 'prom-client';
-import type { MetricsEndpoint, RequestLogEntry, Storage } from '../../core/internal.js';
+import type { RequestLogEntry, Storage } from '../../core/internal.js';
+import type { MetricsEndpoint } from '../../modules/metrics/index.js';
 import type { RealtimeMonitor } from '../../realtime/monitor.js';
 import { RequestSeries } from '../server/request-series.js';
 

@@ -1,6 +1,7 @@
 import {
   EventBus,
   hashToken,
+  memoryRateLimiter,
   silentLogger,
   type App,
   startApp,
@@ -101,8 +102,9 @@ export async function nodeTestRuntime(
         maxRequests: settings.batchMaxRequests.value,
         maxResponseBytes: settings.batchMaxResponseBytes.value,
       },
-      adminTokenHash: await hashToken(testAdminToken),
       settings: settings.modules.resolved,
+      rateLimiter: memoryRateLimiter(),
+      clientAddress: () => undefined,
       runtime: {
         runtime: 'test',
         mode,
@@ -111,6 +113,7 @@ export async function nodeTestRuntime(
         settings: settingReport(settings),
       },
     },
+    { adminTokenHash: await hashToken(testAdminToken) },
     { cwd: process.cwd(), dataDir: '/nonexistent-berth-test-data' },
   );
   return { instance, stop: () => stopApp(started) };

@@ -1,5 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { App, AppInstance, AppServices, Logger } from '../../core/internal.js';
+import type {
+  App,
+  AppInstance,
+  AppServices,
+  InstanceOptions,
+  Logger,
+  RuntimeServices,
+} from '../../core/internal.js';
 import { berthPlaygroundDir, berthUiDir, directoryAssets } from './directory-assets.js';
 
 /** The UI files an app's `ui` option asks for, on Node; never the data directory's. */
@@ -33,10 +40,11 @@ export function uiAssetsFor(
  */
 export function createAppInstance(
   app: App,
-  services: AppServices,
+  services: RuntimeServices,
+  options: InstanceOptions,
   context: { cwd: string; dataDir: string },
 ): AppInstance {
   const uiAssets = services.uiAssets ?? uiAssetsFor(app, context, services.logger);
   const sites = services.sites ?? { playground: directoryAssets(berthPlaygroundDir) };
-  return app.instantiate({ ...services, sites, ...(uiAssets ? { uiAssets } : {}) });
+  return app.instantiate({ ...services, sites, ...(uiAssets ? { uiAssets } : {}) }, options);
 }

@@ -94,14 +94,16 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
         },
         settings: current.modules.resolved,
         rateLimiter,
-        writeLimit: current.writeLimit.value,
         clientAddress: current.trustProxy.value ? forwardedAddress : socketAddress,
-        ...(adminTokenHash ? { adminTokenHash } : {}),
-        // Neither a log line nor a count: the core makes no entry at all.
-        logRequest: metrics || current.requestLog.value ? logAndCount : null,
         lifecycle,
         backups,
         ...(metrics ? { metrics: metrics.endpoint } : {}),
+      },
+      {
+        writeLimit: current.writeLimit.value,
+        ...(adminTokenHash ? { adminTokenHash } : {}),
+        // Neither a log line nor a count: the core makes no entry at all.
+        logRequest: metrics || current.requestLog.value ? logAndCount : null,
       },
       { cwd: current.cwd, dataDir: settings.dataDir.value },
     );
