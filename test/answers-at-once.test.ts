@@ -1,7 +1,14 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createApp, defineModule, defineRoute, silentLogger, type Logger } from '../src/core/internal.js';
+import {
+  createApp,
+  defineModule,
+  defineRoute,
+  respond,
+  silentLogger,
+  type Logger,
+} from '../src/core/internal.js';
 import { HttpListener } from '../src/node/server/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { adminToken, instantiate } from './helpers/in-process.js';
@@ -11,11 +18,11 @@ const app = createApp({ name: 'at-once', modules: [booksModule] });
 describe('answers with nothing to wait for', () => {
   it('a public read on SQLite is answered without a promise, the same as fetch answers it', async () => {
     const { instance } = await instantiate(app);
-    const list = instance.respond(new Request('http://localhost/books?limit=2'));
+    const list = respond(instance, new Request('http://localhost/books?limit=2'));
     expect(list).toBeInstanceOf(Response);
     const page = (await (list as Response).json()) as { items: Array<{ id: string }>; total: number };
     expect(page.items).toHaveLength(2);
-    const one = instance.respond(new Request(`http://localhost/books/${page.items[0]!.id}`));
+    const one = respond(instance, new Request(`http://localhost/books/${page.items[0]!.id}`));
     expect(one).toBeInstanceOf(Response);
     const viaFetch = await instance.fetch(new Request(`http://localhost/books/${page.items[0]!.id}`));
     expect(await (one as Response).json()).toEqual(await viaFetch.json());
@@ -24,23 +31,25 @@ describe('answers with nothing to wait for', () => {
 
   it('so is a read by a caller known at once whom the route admits (the in-page server’s one user)', async () => {
     const { instance } = await instantiate(app, { adminAccess: 'open' });
-    const list = instance.respond(new Request('http://localhost/books?limit=1'));
+    const list = respond(instance, new Request('http://localhost/books?limit=1'));
     expect(list).toBeInstanceOf(Response);
     expect((list as Response).status).toBe(200);
     // An admin-only route admits the page's user at once too.
-    const overview = instance.respond(new Request('http://localhost/admin/collections'));
+    const overview = respond(instance, new Request('http://localhost/admin/collections'));
     expect(overview).toBeInstanceOf(Response);
     expect((overview as Response).status).toBe(200);
   });
 
   it('a token to check, a body to read or a missing record answer later, as before', async () => {
     const { instance } = await instantiate(app);
-    const withToken = instance.respond(
+    const withToken = respond(
+      instance,
       new Request('http://localhost/books?limit=1', { headers: { authorization: `Bearer ${adminToken}` } }),
     );
     expect(withToken).toBeInstanceOf(Promise);
     expect((await withToken).status).toBe(200);
-    const write = instance.respond(
+    const write = respond(
+      instance,
       new Request('http://localhost/books', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
@@ -50,7 +59,7 @@ describe('answers with nothing to wait for', () => {
     expect(write).toBeInstanceOf(Promise);
     expect((await write).status).toBe(201);
     // The handler's refusal becomes the problem answer (built asynchronously).
-    const missing = await instance.respond(new Request('http://localhost/books/no-such-book'));
+    const missing = await respond(instance, new Request('http://localhost/books/no-such-book'));
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('BERTH_RECORD_NOT_FOUND');
   });
@@ -81,7 +90,7 @@ describe('request hooks that answer at once', () => {
   it('keep a public read promise-free; a hook that returns a promise is awaited, in order', async () => {
     const sync = (await instantiate(hooked('none'))).instance;
     order.length = 0;
-    const now = sync.respond(new Request('http://localhost/books?limit=1'));
+    const now = respond(sync, new Request('http://localhost/books?limit=1'));
     expect(now).toBeInstanceOf(Response);
     expect((now as Response).headers.get('x-first')).toBe('yes');
     expect(order).toEqual(['request 1', 'response 1 (200)']);
@@ -89,7 +98,7 @@ describe('request hooks that answer at once', () => {
     for (const at of ['request', 'response'] as const) {
       const { instance } = await instantiate(hooked(at));
       order.length = 0;
-      const later = instance.respond(new Request('http://localhost/books?limit=1'));
+      const later = respond(instance, new Request('http://localhost/books?limit=1'));
       expect(later).toBeInstanceOf(Promise);
       const response = await later;
       expect(response.status).toBe(200);
@@ -105,7 +114,8 @@ describe('request hooks that answer at once', () => {
   it('a request hook that throws at once gets the error answer, which the response hooks see', async () => {
     const { instance } = await instantiate(hooked('none'));
     order.length = 0;
-    const response = await instance.respond(
+    const response = await respond(
+      instance,
       new Request('http://localhost/books?limit=1', { headers: { 'x-fail': '1' } }),
     );
     expect(response.status).toBe(500);
@@ -154,9 +164,9 @@ describe('what the promise-free path must not change', () => {
     const listener = new HttpListener(
       {
         ...instance,
-        respond: (request, runtime) => {
+        fetch: async (request, runtime) => {
           answered.push(new URL(request.url).pathname);
-          return instance.respond(request, runtime);
+          return respond(instance, request, runtime);
         },
       },
       silentLogger,

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createApp, silentLogger } from '../src/core/internal.js';
+import { createApp, respond, silentLogger } from '../src/core/internal.js';
 import { headerOf, parsedHeaders } from '../src/core/request-headers.js';
 import { HttpListener } from '../src/node/server/http-listener.js';
 import { booksModule } from '../src/modules/books/index.js';
@@ -33,9 +33,9 @@ describe('the Node listener', () => {
     const listener = new HttpListener(
       {
         ...instance,
-        respond: (request, platform) => {
+        fetch: async (request, platform) => {
           const parsed = (request as { [parsedHeaders]?: unknown })[parsedHeaders];
-          const answer = instance.respond(request, platform);
+          const answer = respond(instance, request, platform);
           // The adapter's request makes its Headers the first time they are asked for.
           const made = Object.getOwnPropertySymbols(request).some(
             (key) => (request as unknown as Record<symbol, unknown>)[key] instanceof Headers,

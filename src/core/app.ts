@@ -10,7 +10,6 @@ import type { CollectionHooks, Hooks } from './hooks.js';
 import type { Mode } from './mode.js';
 import type { ModuleSettings } from './module-settings.js';
 import type { ModuleDefinition } from './module.js';
-import { type Eventually } from './eventually.js';
 import { resourceRoutes } from './resource.js';
 import { type InstanceOptions, type RouteDefinition, type RuntimeServices } from './route.js';
 import type { StaticAssets } from './static-assets.js';
@@ -72,12 +71,6 @@ export interface RegisteredRoute {
 /** A running app: a web-standard `fetch` over all of its routes. */
 export interface AppInstance {
   fetch(request: Request, runtime?: unknown): Promise<Response>;
-  /**
-   * As `fetch`, but the response itself when it is ready at once (a read
-   * with nothing to wait for): what a runtime that takes either calls, one
-   * promise and its microtask fewer per request.
-   */
-  respond(request: Request, runtime?: unknown): Eventually<Response>;
   /** Who a bearer token is, as a request's would be: undefined without one, null when none accepts it. */
   authenticate(credential: TokenCredential): Promise<Caller | null | undefined>;
 }

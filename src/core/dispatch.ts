@@ -42,6 +42,23 @@ export interface DispatchEnv {
   errorCode?: string;
 }
 
+/** Each instance's dispatch as it is: the response itself when it is ready at once. */
+const answersAtOnce = new WeakMap<
+  AppInstance,
+  (request: Request, runtime?: unknown) => Eventually<Response>
+>();
+
+/**
+ * As `instance.fetch`, but the response itself when it is ready at once (a
+ * read with nothing to wait for): what a runtime that takes either calls,
+ * one promise and its microtask fewer per request. Berth's own runtimes
+ * only; an instance not made by `instantiate` is answered through `fetch`.
+ */
+export function respond(instance: AppInstance, request: Request, runtime?: unknown): Eventually<Response> {
+  const now = answersAtOnce.get(instance);
+  return now ? now(request, runtime) : instance.fetch(request, runtime);
+}
+
 export function instantiate(
   routes: readonly RegisteredRoute[],
   hooks: AppHooks,
@@ -229,8 +246,8 @@ export function instantiate(
   };
   const instance: AppInstance = {
     fetch: (request, runtime) => promised(() => serve(request, runtime, false)),
-    respond: (request, runtime) => serve(request, runtime, false),
     authenticate: (credential) => gate.authenticate(credential),
   };
+  answersAtOnce.set(instance, (request, runtime) => serve(request, runtime, false));
   return instance;
 }

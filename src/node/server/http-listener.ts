@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { problemFor, type AppInstance, type Logger } from '../../core/internal.js';
+import { problemFor, respond, type AppInstance, type Logger } from '../../core/internal.js';
 import { parsedHeaders, type ParsedHeaders } from '../../core/request-headers.js';
 import { answerClientError } from './client-error.js';
 import { SettingError } from '../settings/setting-error.js';
@@ -94,7 +94,7 @@ export class HttpListener {
     // there rather than make the request's Headers (src/core/request-headers.ts).
     const listener = getRequestListener((request, env) => {
       (request as { [parsedHeaders]?: ParsedHeaders })[parsedHeaders] = env.incoming.headers;
-      return this.#instance.respond(request, env);
+      return respond(this.#instance, request, env);
     });
     const finished = (): void => this.#finished();
     // Settles once the response has been handed to the socket. The adapter answers its own errors,
