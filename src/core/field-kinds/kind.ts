@@ -60,6 +60,11 @@ export interface UiHint {
   input: UiInput;
   /** select and multi-select: the values to choose from. */
   options?: string[];
+  /**
+   * select: what its options stand for when they are not text: `boolean`,
+   * `true` and `false` are sent as booleans (and shown as yes and no).
+   */
+  value?: 'boolean';
   /** number: `1` for whole numbers, `any` for the others. */
   step?: '1' | 'any';
 }
