@@ -40,6 +40,13 @@ export interface SqlColumnSpec {
    * substring of text.
    */
   readonly contains?: (column: string, value: unknown, next: (value: unknown) => string) => string;
+  /**
+   * How an `indexed` field of this kind is indexed besides by its order
+   * (which a sortable kind's field is, in every dialect): `gin`, an inverted
+   * index of the members of its values (PostgreSQL's GIN), which serves
+   * `contains`; absent: no other index.
+   */
+  readonly index?: 'gin';
 }
 
 /** The SQL dialects every kind says how to store itself in. */
