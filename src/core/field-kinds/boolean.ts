@@ -21,5 +21,8 @@ export const booleanKind: FieldKindSpec<'boolean'> = {
   },
   indexeddb: {},
   // A required one is a checkbox; the admin UI offers yes, no and none for one that is not.
-  ui: (field) => (field.required ? { input: 'checkbox' } : { input: 'select', options: ['true', 'false'] }),
+  ui: (field) =>
+    field.required
+      ? { input: 'checkbox' }
+      : { input: 'select', options: ['true', 'false'], value: 'boolean' },
 };

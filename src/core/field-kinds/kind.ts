@@ -40,6 +40,13 @@ export interface SqlColumnSpec {
    * substring of text.
    */
   readonly contains?: (column: string, value: unknown, next: (value: unknown) => string) => string;
+  /**
+   * How an `indexed` field of this kind is indexed besides by its order
+   * (which a sortable kind's field is, in every dialect): `gin`, an inverted
+   * index of the members of its values (PostgreSQL's GIN), which serves
+   * `contains`; absent: no other index.
+   */
+  readonly index?: 'gin';
 }
 
 /** The SQL dialects every kind says how to store itself in. */
@@ -60,6 +67,11 @@ export interface UiHint {
   input: UiInput;
   /** select and multi-select: the values to choose from. */
   options?: string[];
+  /**
+   * select: what its options stand for when they are not text: `boolean`,
+   * `true` and `false` are sent as booleans (and shown as yes and no).
+   */
+  value?: 'boolean';
   /** number: `1` for whole numbers, `any` for the others. */
   step?: '1' | 'any';
 }

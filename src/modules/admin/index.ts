@@ -107,6 +107,10 @@ const CollectionEntry = z.object({
             .array(z.string())
             .optional()
             .describe('select and multi-select: the values to choose from'),
+          value: z
+            .literal('boolean')
+            .optional()
+            .describe('select: what its options stand for when not text (boolean: true and false)'),
           step: z.string().optional().describe('number: 1 for whole numbers, any for the others'),
         })
         .describe('What the admin UI renders the field’s input from (its kind’s hint)'),

@@ -1,4 +1,4 @@
-import { kindOf, type CollectionDefinition } from '../../core/internal.js';
+import { kindOf, sqlColumnOf, type CollectionDefinition } from '../../core/internal.js';
 import { sortKeys } from '../../core/list-query.js';
 
 type Direction = 'asc' | 'desc';
@@ -8,6 +8,8 @@ export interface IndexSpec {
   name: string;
   keys: ReadonlyArray<{ field: string; direction: Direction }>;
   unique: boolean;
+  /** Another method than a B-tree of the keys: one field's, as its kind's column says (`index`). */
+  using?: 'gin';
 }
 
 const flip = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc');
@@ -73,6 +75,23 @@ export function indexesOf(collection: CollectionDefinition): IndexSpec[] {
   return specs;
 }
 
+/**
+ * The indexes Berth keeps on a collection's table in one dialect: those of
+ * `indexesOf`, and one for each `indexed` field whose kind's column says
+ * how (`index`): on PostgreSQL a multi-valued enum's GIN, which serves
+ * `contains`. SQLite has none for it (`json_each` cannot use an index).
+ */
+export function tableIndexesOf(collection: CollectionDefinition, dialect: string): IndexSpec[] {
+  const specs = indexesOf(collection);
+  for (const [field, definition] of Object.entries(collection.fields)) {
+    const using = definition.indexed ? sqlColumnOf(definition.kind, dialect).index : undefined;
+    if (!using) continue;
+    const name = `${collection.name}_${field}_${using}`;
+    specs.push({ name, keys: [{ field, direction: 'asc' }], unique: false, using });
+  }
+  return specs;
+}
+
 /** Whether one of these indexes serves a list in this order (its keys, the id last, read either way). */
 export function servesOrder(
   specs: readonly IndexSpec[],
@@ -91,4 +110,4 @@ export function servesOrder(
 /** Whether an index name is one Berth makes for this collection (so a migration may drop it). */
 export const isBerthIndex = (collection: string, name: string): boolean =>
   name.startsWith(`${collection}_`) &&
-  (/_(?:unique|index)$/.test(name) || name.startsWith(`${collection}_by_`));
+  (/_(?:unique|index|gin)$/.test(name) || name.startsWith(`${collection}_by_`));

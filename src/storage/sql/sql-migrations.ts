@@ -6,7 +6,7 @@ import {
   sqlColumnOf,
 } from '../../core/internal.js';
 import { encodeFor, quote, type SqlDialect } from './dialect.js';
-import { indexesOf, isBerthIndex } from './sql-indexes.js';
+import { indexesOf, isBerthIndex, tableIndexesOf } from './sql-indexes.js';
 import type { SqlConnection } from './sql-connection.js';
 import { columnsOf } from './sql-repository.js';
 
@@ -84,8 +84,8 @@ function sameType(dialect: SqlDialect, existing: string, field: FieldDefinition)
   return (reports ?? [type]).includes(existing);
 }
 
-/** Bumped when Berth's indexes or search tables change shape. */
-const layout = 2;
+/** Bumped when Berth's indexes or search tables change shape (3: an indexed multi-enum's GIN on PostgreSQL). */
+const layout = 3;
 
 /** Past this many records, a migration step says before it starts and how long it took. */
 export const largeTable = 100_000;
@@ -260,22 +260,24 @@ async function migrateCollection(
   }
 
   const indexes = await editor.indexes(connection, name);
-  const wanted = indexesOf(collection);
+  const wanted = tableIndexesOf(collection, dialect.name);
   const rows = existing ? await count() : 0; // after the changes above: SQLite may have made the table anew
   for (const index of wanted) {
     if (indexes.has(index.name)) continue;
     const keys = index.keys
       .map(({ field, direction }) => {
         const column = quote(field);
+        if (index.using) return column; // the members of its values, in no order
         const nullable = field in collection.fields && !collection.fields[field]!.required;
         return dialect.indexKey(column, direction, nullable);
       })
       .join(', ');
+    const using = index.using ? ` USING ${index.using.toUpperCase()}` : '';
     const started = Date.now();
     if (rows > largeTable) await step('index', `${index.name}: indexing ${rows} records…`);
     try {
       await connection.run(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(index.name)} ON ${table} (${keys})`,
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quote(index.name)} ON ${table}${using} (${keys})`,
         [],
       );
     } catch (error) {

@@ -20,13 +20,23 @@ export function localDatetime(iso: string): string {
 /** A datetime-local value (no zone: local time) as ISO 8601 in UTC, as the API stores it. */
 export const isoDatetime = (local: string): string => new Date(local).toISOString();
 
+/**
+ * How a field's value and its text convert, read from its kind's hint
+ * (`field.ui`) alone: a kind whose hint reuses an input converts as that
+ * input does, with no change here.
+ */
+type Hinted = Pick<Field, 'ui'>;
+
+/** true and false: a checkbox, or a select whose options stand for booleans. */
+const holdsBoolean = ({ ui }: Hinted): boolean => ui.input === 'checkbox' || ui.value === 'boolean';
+
 /** The text an input starts with for a value. */
-export function draftOf(field: Field, value: unknown): string {
+export function draftOf(field: Hinted, value: unknown): string {
   if (value === null || value === undefined) return '';
-  switch (field.type) {
+  switch (field.ui.input) {
     case 'json':
       return JSON.stringify(value, null, 2);
-    case 'multi-enum':
+    case 'multi-select':
       return JSON.stringify(value);
     case 'datetime':
       return localDatetime(String(value));
@@ -41,25 +51,22 @@ export type Parsed = { value: unknown } | { error: string };
  * The value to send for an input's text; empty text is null. `unreadable`
  * is a number input's bad input (its value then reads as empty).
  */
-export function parseDraft(field: Field, text: string, unreadable = false): Parsed {
+export function parseDraft(field: Hinted, text: string, unreadable = false): Parsed {
   if (unreadable) return { error: 'must be a number' };
   if (text.trim() === '') return { value: null };
-  switch (field.type) {
-    case 'integer': {
+  if (holdsBoolean(field)) return { value: text === 'true' };
+  switch (field.ui.input) {
+    case 'number': {
       const number = Number(text);
-      return Number.isSafeInteger(number) ? { value: number } : { error: 'must be a whole number' };
-    }
-    case 'real': {
-      const number = Number(text);
+      if (field.ui.step === '1')
+        return Number.isSafeInteger(number) ? { value: number } : { error: 'must be a whole number' };
       return Number.isFinite(number) ? { value: number } : { error: 'must be a number' };
     }
-    case 'boolean':
-      return { value: text === 'true' };
     case 'datetime': {
       const time = new Date(text);
       return Number.isNaN(time.getTime()) ? { error: 'not a date and time' } : { value: time.toISOString() };
     }
-    case 'multi-enum':
+    case 'multi-select':
     case 'json': {
       try {
         return { value: JSON.parse(text) as unknown };
@@ -73,20 +80,20 @@ export function parseDraft(field: Field, text: string, unreadable = false): Pars
 }
 
 /** A value as one line of a table cell. */
-export function cellText(field: Pick<Field, 'type'>, value: unknown): string {
+export function cellText(field: Hinted, value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (field.type === 'boolean') return value ? 'yes' : 'no';
-  if (field.type === 'multi-enum' && Array.isArray(value)) return value.join(', ');
-  if (field.type === 'json' || typeof value === 'object') return JSON.stringify(value);
+  if (holdsBoolean(field)) return value ? 'yes' : 'no';
+  if (field.ui.input === 'multi-select' && Array.isArray(value)) return value.join(', ');
+  if (field.ui.input === 'json' || typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
 
 /** A filter value from the query as its input shows it, and back. */
-export const filterDraft = (field: Field, value: string): string =>
-  field.type === 'datetime' ? localDatetime(value) || value : value;
+export const filterDraft = (field: Hinted, value: string): string =>
+  field.ui.input === 'datetime' ? localDatetime(value) || value : value;
 
-export const filterValue = (field: Field, text: string): string =>
-  field.type === 'datetime' && text && !Number.isNaN(new Date(text).getTime())
+export const filterValue = (field: Hinted, text: string): string =>
+  field.ui.input === 'datetime' && text && !Number.isNaN(new Date(text).getTime())
     ? isoDatetime(text)
     : text.trim();
 
@@ -96,7 +103,7 @@ export const filterValue = (field: Field, text: string): string =>
  * of each input type apart; callers pass it `as 'text'`, the attributes they
  * set suit all four.)
  */
-export const inputTypeOf = (field: Field): 'number' | 'date' | 'datetime-local' | 'text' =>
+export const inputTypeOf = (field: Hinted): 'number' | 'date' | 'datetime-local' | 'text' =>
   field.ui.input === 'number'
     ? 'number'
     : field.ui.input === 'date'
@@ -106,8 +113,8 @@ export const inputTypeOf = (field: Field): 'number' | 'date' | 'datetime-local' 
         : 'text';
 
 /** How a select shows one of its options: booleans as yes and no, the rest as they are. */
-export const optionLabel = (field: Field, value: string): string =>
-  field.type === 'boolean' ? (value === 'true' ? 'yes' : value === 'false' ? 'no' : value) : value;
+export const optionLabel = (field: Hinted, value: string): string =>
+  holdsBoolean(field) ? (value === 'true' ? 'yes' : value === 'false' ? 'no' : value) : value;
 
 /** How an operator reads next to its field. */
 export const operatorLabels: Record<string, string> = {

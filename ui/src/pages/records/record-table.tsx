@@ -20,12 +20,12 @@ import {
 } from './record-actions.js';
 
 /** A column: a field, or one every record has (id first, createdAt last). */
-type Column = Pick<Field, 'name' | 'type'> & { sortable: boolean; references?: string };
+type Column = Pick<Field, 'name' | 'type' | 'ui'> & { sortable: boolean; references?: string };
 
 const columnsOf = (collection: Collection): Column[] => [
-  { name: 'id', type: 'text', sortable: true },
+  { name: 'id', type: 'text', ui: { input: 'text' }, sortable: true },
   ...collection.fields.map((field) => ({ ...field, sortable: field.operators.length > 0 })),
-  { name: 'createdAt', type: 'datetime', sortable: true },
+  { name: 'createdAt', type: 'datetime', ui: { input: 'datetime' }, sortable: true },
 ];
 
 function Cell({
