@@ -111,6 +111,8 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
   const byName = new Map(options.collections.map((collection) => [collection.name, collection]));
   const into = referencesInto(options.collections);
   const hooksOf = (name: string): readonly CollectionHooks[] => options.hooks?.get(name) ?? [];
+  // Every write appends its change to the driver's log, in its own transaction.
+  const logged = driver.changes !== undefined;
 
   /** One set of repositories over a driver scope, collecting the events of its writes. */
   class Scope implements Transaction {
@@ -128,8 +130,23 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       this.caller = bound.caller;
     }
 
-    /** Emits now outside a transaction, or once it commits inside one. */
-    emit(event: ChangeEvent): void {
+    /**
+     * Appends the change to the log, in the write's transaction, where the
+     * driver keeps one; emits its event (with its seq) now outside a
+     * transaction, or once it commits inside one.
+     */
+    async emit(event: ChangeEvent): Promise<void> {
+      if (this.#scope.appendChange) {
+        const { caller } = this;
+        event.seq = await this.#scope.appendChange({
+          collection: event.topic,
+          id: event.record.id,
+          action: event.action,
+          record: event.record as Record<string, unknown>,
+          actor: caller ? `${caller.via}:${caller.id}` : null,
+          mutationId: null,
+        });
+      }
       if (this.#pending) this.#pending.push(event);
       else events?.publish(event);
     }
@@ -175,9 +192,9 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       ...(tx.settings ? { settings: tx.settings } : {}),
       ...(tx.caller ? { caller: tx.caller } : {}),
     });
-    // A write alone in its statement needs no transaction of its own.
-    const simpleWrites = hooks.length === 0 && references.length === 0;
-    const simpleDeletes = hooks.length === 0 && referencing.length === 0;
+    // A write alone in its statement needs no transaction of its own (unless its change goes to the log too).
+    const simpleWrites = !logged && hooks.length === 0 && references.length === 0;
+    const simpleDeletes = !logged && hooks.length === 0 && referencing.length === 0;
 
     const checkReferences = async (tx: Scope, values: Record<string, unknown>): Promise<void> => {
       const errors: FieldError[] = [];
@@ -225,7 +242,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       } as Row;
       const record = (await tx.driverRepository(collection).insert(row)) as AnyRecord;
       for (const hook of writeHooks) await hook.afterCreate?.(record, context(tx));
-      if (withHooks) tx.emit({ topic: name, action: 'created', record: collection.present(record) });
+      if (withHooks) await tx.emit({ topic: name, action: 'created', record: collection.present(record) });
       return record;
     };
 
@@ -248,7 +265,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       })) as AnyRecord | undefined;
       if (!record) return undefined;
       for (const hook of hooks) await hook.afterUpdate?.(record, previous ?? record, context(tx));
-      tx.emit({ topic: name, action: 'updated', record: collection.present(record) });
+      await tx.emit({ topic: name, action: 'updated', record: collection.present(record) });
       return record;
     };
 
@@ -283,7 +300,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       }
       if (!(await tx.driverRepository(collection).delete(id))) return false;
       for (const hook of hooks) await hook.afterDelete?.(record, context(tx));
-      tx.emit({ topic: name, action: 'deleted', record: collection.present(record) });
+      await tx.emit({ topic: name, action: 'deleted', record: collection.present(record) });
       return true;
     };
 
@@ -374,6 +391,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       ...(driver.stats ? { stats: () => driver.stats!() } : {}),
       ...(driver.ping ? { ping: () => driver.ping!() } : {}),
       ...(driver.backup ? { backup: (file, onProgress) => driver.backup!(file, onProgress) } : {}),
+      ...(driver.changes ? { changes: driver.changes } : {}),
       close: () => driver.close(),
     };
   };

@@ -4,6 +4,8 @@ export interface ChangeEvent {
   topic: string;
   action: 'created' | 'updated' | 'deleted';
   record: { id: string } & object;
+  /** Its place in the app's change log (where the storage keeps one): rising, one order for every subscriber. */
+  seq?: number;
 }
 
 type Listener = (event: ChangeEvent) => void;

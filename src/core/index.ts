@@ -41,6 +41,7 @@ export {
   type Problem,
 } from './errors.js';
 export { EventBus, type ChangeEvent } from './events.js';
+export type { ChangeEntry, ChangeLogDriver, LogBounds, LoggedChange } from './change-log.js';
 export type { Logger } from './logger.js';
 export type { Mode } from './mode.js';
 /** The zod instance Berth validates with; define schemas with it. */

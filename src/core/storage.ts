@@ -1,4 +1,5 @@
 import type { Caller } from './caller.js';
+import type { ChangeEntry, ChangeLogDriver } from './change-log.js';
 import type { CollectionDefinition, CreateInput, Fields, RecordOf, UpdateInput } from './collection.js';
 import type { ImportedRecord } from './create-values.js';
 import type { Eventually } from './eventually.js';
@@ -99,6 +100,13 @@ export interface DriverScope {
    * PostgreSQL ends a transaction at its first failed statement otherwise).
    */
   attempt?<R>(work: () => Promise<R>): Promise<R>;
+  /**
+   * Inside a transaction of a driver that keeps the change log: appends a
+   * change, answering its seq. The seqs of a transaction's changes come
+   * after every change committed before it, and before every change
+   * committed after it (the log's order is the order of commits).
+   */
+  appendChange?(entry: ChangeEntry): Promise<number>;
 }
 
 /** How a driver's bulk path loads (`bulkInsert`). */
@@ -182,6 +190,8 @@ export interface StorageDriver extends DriverScope {
    * serving (SQLite's online backup); drivers that cannot leave it out.
    */
   backup?(file: string, onProgress?: BackupProgress): Promise<void>;
+  /** The change log, on drivers that keep one (their transactions' scopes then append to it). */
+  readonly changes?: ChangeLogDriver;
   close(): Promise<void>;
 }
 
@@ -257,5 +267,7 @@ export interface Storage extends Transaction {
    * serving (SQLite's online backup); drivers that cannot leave it out.
    */
   backup?(file: string, onProgress?: BackupProgress): Promise<void>;
+  /** The app's change log (`docs/realtime.md`), where the driver keeps one. */
+  readonly changes?: ChangeLogDriver;
   close(): Promise<void>;
 }

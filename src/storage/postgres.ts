@@ -4,6 +4,7 @@ import { redactUrl, type CollectionDefinition, type StorageDriver } from '../cor
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
+import { postgresChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
 
 /** `pg`, loaded when PostgreSQL is used: a start on SQLite never pays for it. */
@@ -182,6 +183,7 @@ export function openPostgresStorage(
     driver: 'postgres',
     location: redactUrl(url),
     dialect: postgresDialect,
+    changeLog: postgresChangeLog,
     connection: over(pool),
     editor: {
       async columns(connection, table) {

@@ -10,6 +10,7 @@ import { ensureSearchTable, pauseSearch, searchTextIndex } from './sqlite-search
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
+import { sqliteChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
 import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
 
@@ -284,6 +285,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     location: file,
     dialect: sqliteDialect,
     editor,
+    changeLog: sqliteChangeLog,
     connection: outside,
     async transaction(work, options) {
       while (holder) await holder;

@@ -12,6 +12,13 @@ import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
 import { migrateTables, needsMigration, type SqlSchemaEditor } from './sql-migrations.js';
 import { sqlRepository, translate } from './sql-repository.js';
+import {
+  appendChange,
+  createChangeLog,
+  hasChangeLog,
+  sqlChangeLog,
+  type SqlChangeLogSchema,
+} from './sql-change-log.js';
 
 /** What an engine adapter gives the shared SQL driver: its dialect, connections and transactions. */
 export interface SqlEngine {
@@ -20,6 +27,8 @@ export interface SqlEngine {
   readonly location: string;
   readonly dialect: SqlDialect;
   readonly editor: SqlSchemaEditor;
+  /** The change log's tables in this engine's SQL. */
+  readonly changeLog: SqlChangeLogSchema;
   /** Statements outside any transaction. */
   readonly connection: SqlConnection;
   /** Runs `work` on one connection inside BEGIN … COMMIT (ROLLBACK when it throws). */
@@ -35,14 +44,19 @@ export interface SqlEngine {
   close(): Promise<void>;
 }
 
-/** Repositories over one connection, made once per collection (and passed through `wrap`). */
+/**
+ * Repositories over one connection, made once per collection (and passed
+ * through `wrap`); inside a transaction, its changes go to the log too.
+ */
 function scopeOver(
   engine: SqlEngine,
   connection: SqlConnection,
-  wrap: (repository: DriverRepository) => DriverRepository = (repository) => repository,
+  wrap?: (repository: DriverRepository) => DriverRepository,
 ): DriverScope {
   const repositories = new Map<string, DriverRepository>();
   return {
+    // Outside a transaction (`wrap` watches its writes) no change is appended: the data layer writes in one.
+    ...(wrap ? {} : { appendChange: (entry) => appendChange(connection, engine.dialect, entry) }),
     // A savepoint: undone alone, and the transaction goes on (PostgreSQL would end it at a failed statement).
     async attempt(work) {
       await connection.run('SAVEPOINT berth_attempt', []);
@@ -59,7 +73,8 @@ function scopeOver(
     repository(collection: CollectionDefinition) {
       let repository = repositories.get(collection.name);
       if (!repository) {
-        repository = wrap(sqlRepository(connection, engine.dialect, collection));
+        const made = sqlRepository(connection, engine.dialect, collection);
+        repository = wrap ? wrap(made) : made;
         repositories.set(collection.name, repository);
       }
       return repository;
@@ -135,6 +150,11 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
       collections: readonly CollectionDefinition[],
       onStep: (step: MigrationStep) => void = () => {},
     ) {
+      if (!(await hasChangeLog(engine.connection))) {
+        await engine.transaction((connection) => createChangeLog(connection, engine.changeLog), {
+          migration: true,
+        });
+      }
       // Nothing to do costs this one query.
       if (!(await needsMigration(engine.connection, collections))) return { created: [] };
       const { created, changed } = await engine.transaction(
@@ -158,6 +178,7 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
       }
     },
     ...(engine.backup ? { backup: engine.backup } : {}),
+    changes: sqlChangeLog(engine.connection, engine.dialect, (work) => engine.transaction(work)),
     close: () => engine.close(),
   };
 }

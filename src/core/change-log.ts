@@ -1,0 +1,51 @@
+/**
+ * The app's change log: every write's change, in the order the writes
+ * committed, numbered by `seq` (rising for the whole app: every collection,
+ * every instance sharing the database). A write appends its change in its
+ * own transaction, so a change is in the log exactly when its write is.
+ * Realtime delivers from it, and a client that was away replays what it
+ * missed (`subscribe { topic, since }`).
+ */
+
+/** What a write appends: the change and who made it. */
+export interface ChangeEntry {
+  collection: string;
+  /** The record's id. */
+  id: string;
+  action: 'created' | 'updated' | 'deleted';
+  /** The record as stored after the write (before it, for a delete), as the API presents it to the admin. */
+  record: Record<string, unknown>;
+  /** Who wrote: `<via>:<id>` of the caller (`token:admin`, `accounts:<user id>`), null for the app's own writes. */
+  actor: string | null;
+  /** The client's id for this write (its `x-mutation-id` header), when it sent one. */
+  mutationId: string | null;
+}
+
+/** A change as the log keeps it. */
+export interface LoggedChange extends ChangeEntry {
+  seq: number;
+  /** When it was appended (ISO 8601). */
+  at: string;
+}
+
+/** Where the log stands: the changes after `floor` up to `head` are all there. */
+export interface LogBounds {
+  /** The last change appended (0 while the log is empty). */
+  head: number;
+  /** The last change dropped by retention (0 while none was): `since` below it cannot be replayed. */
+  floor: number;
+}
+
+/** What a storage driver that keeps the log does with it (besides appending, which a write's scope does). */
+export interface ChangeLogDriver {
+  /** The changes after `seq`, oldest first, at most `limit`. */
+  read(after: number, limit: number): Promise<LoggedChange[]>;
+  bounds(): Promise<LogBounds>;
+  /**
+   * Drops the changes up to `seq` (at most: never past the head), and
+   * raises the floor to it; answers how many it dropped.
+   */
+  trim(upTo: number): Promise<number>;
+  /** The seq of the last change appended at or before `time` (ISO 8601), 0 when none: where a time cut falls. */
+  seqAt(time: string): Promise<number>;
+}

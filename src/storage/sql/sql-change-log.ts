@@ -1,0 +1,135 @@
+/** The change log in SQL: one table of changes, in the order their transactions committed, and its floor. */
+import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../../core/internal.js';
+import type { SqlDialect } from './dialect.js';
+import type { SqlConnection, SqlRow } from './sql-connection.js';
+
+/**
+ * The statements that make the log's tables, per engine. A change's seq
+ * comes from the table's own counter, drawn inside the write's transaction;
+ * it is the order of commits because Berth's writes that append run one at
+ * a time: SQLite's `BEGIN IMMEDIATE`, and on PostgreSQL the transaction
+ * lock every instance takes (held until COMMIT, which makes the write
+ * visible before the next writer draws a seq). So a reader that has seen
+ * seq n has seen every change before it: no transaction in flight holds a
+ * smaller one.
+ */
+export interface SqlChangeLogSchema {
+  readonly create: readonly string[];
+}
+
+export const sqliteChangeLog: SqlChangeLogSchema = {
+  create: [
+    // AUTOINCREMENT: a seq is never drawn again, even once retention dropped every change.
+    'CREATE TABLE IF NOT EXISTS berth_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
+    'CREATE INDEX IF NOT EXISTS berth_changes_at ON berth_changes (at)',
+    'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor INTEGER NOT NULL)',
+  ],
+};
+
+export const postgresChangeLog: SqlChangeLogSchema = {
+  create: [
+    'CREATE TABLE IF NOT EXISTS berth_changes (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record JSONB NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
+    'CREATE INDEX IF NOT EXISTS berth_changes_at ON berth_changes (at)',
+    'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor BIGINT NOT NULL)',
+  ],
+};
+
+/** Makes the log's tables where they are missing (in a migration's transaction). */
+export async function createChangeLog(connection: SqlConnection, schema: SqlChangeLogSchema): Promise<void> {
+  for (const statement of schema.create) await connection.run(statement, []);
+}
+
+/** Whether the log's tables are there (one cheap query; a missing table throws). */
+export async function hasChangeLog(connection: SqlConnection): Promise<boolean> {
+  try {
+    await connection.all('SELECT seq FROM berth_changes WHERE seq < 0', []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Appends a change on a transaction's connection; answers its seq. */
+export async function appendChange(
+  connection: SqlConnection,
+  dialect: SqlDialect,
+  entry: ChangeEntry,
+): Promise<number> {
+  const p = (index: number) => dialect.placeholder(index);
+  const [row] = await connection.all(
+    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}) RETURNING seq`,
+    [
+      entry.collection,
+      entry.id,
+      entry.action,
+      JSON.stringify(entry.record),
+      entry.actor,
+      entry.mutationId,
+      new Date().toISOString(),
+    ],
+  );
+  return Number(row!.seq);
+}
+
+const changeOf = (row: SqlRow): LoggedChange => ({
+  seq: Number(row.seq),
+  collection: String(row.collection),
+  id: String(row.record_id),
+  action: row.action as LoggedChange['action'],
+  // SQLite keeps the JSON text; PostgreSQL's JSONB comes back parsed.
+  record: (typeof row.record === 'string' ? JSON.parse(row.record) : row.record) as Record<string, unknown>,
+  actor: row.actor === null || row.actor === undefined ? null : String(row.actor),
+  mutationId: row.mutation_id === null || row.mutation_id === undefined ? null : String(row.mutation_id),
+  at: String(row.at),
+});
+
+/** Reads, bounds and trims the log over the database's own connection (outside any transaction). */
+export function sqlChangeLog(
+  connection: SqlConnection,
+  dialect: SqlDialect,
+  transaction: <R>(work: (connection: SqlConnection) => Promise<R>) => Promise<R>,
+): ChangeLogDriver {
+  const p = (index: number) => dialect.placeholder(index);
+  const floorOf = async (over: SqlConnection): Promise<number> => {
+    const row = await over.one('SELECT floor FROM berth_change_floor WHERE id = 1', []);
+    return row ? Number(row.floor) : 0;
+  };
+  return {
+    async read(after, limit) {
+      const rows = await connection.all(
+        `SELECT seq, collection, record_id, action, record, actor, mutation_id, at FROM berth_changes WHERE seq > ${p(1)} ORDER BY seq LIMIT ${p(2)}`,
+        [after, limit],
+        'bounded',
+      );
+      return rows.map(changeOf);
+    },
+    async bounds() {
+      const floor = await floorOf(connection);
+      const row = await connection.one('SELECT max(seq) AS head FROM berth_changes', []);
+      const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
+      return { head: Math.max(head, floor), floor };
+    },
+    trim(upTo) {
+      return transaction(async (over) => {
+        const row = await over.one('SELECT max(seq) AS head FROM berth_changes', []);
+        const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
+        const floor = await floorOf(over);
+        const cut = Math.min(upTo, Math.max(head, floor));
+        if (cut <= floor) return 0;
+        const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)}`, [cut]);
+        await over.run(
+          `INSERT INTO berth_change_floor (id, floor) VALUES (1, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
+          [cut],
+        );
+        return dropped;
+      });
+    },
+    async seqAt(time) {
+      const row = await connection.one(
+        `SELECT seq FROM berth_changes WHERE at <= ${p(1)} ORDER BY at DESC, seq DESC LIMIT 1`,
+        [time],
+      );
+      return row ? Number(row.seq) : 0;
+    },
+  };
+}

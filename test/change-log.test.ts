@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BerthError,
+  EventBus,
+  collectionHooks,
+  createApp,
+  defineCollection,
+  defineModule,
+  field,
+  type ChangeEvent,
+  type StorageDriver,
+} from '../src/core/internal.js';
+import { openPostgresStorage } from '../src/storage/postgres.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
+import { freshSchema, postgresUrl } from './helpers/postgres.js';
+
+const projects = defineCollection({ name: 'projects', fields: { name: field.text() } });
+const tasks = defineCollection({
+  name: 'tasks',
+  fields: {
+    title: field.text(),
+    project: field.reference('projects', { onDelete: 'cascade' }),
+  },
+});
+const app = createApp({
+  name: 'logged',
+  modules: [
+    defineModule({
+      name: 'tracker',
+      collections: [projects, tasks],
+      hooks: {
+        collections: collectionHooks(tasks, {
+          beforeCreate(values) {
+            if (values.title === 'refused') throw new BerthError('BERTH_CONFLICT', 'refused by a hook');
+          },
+        }),
+      },
+    }),
+  ],
+});
+
+const drivers: Array<[string, () => Promise<StorageDriver>]> = [
+  ['sqlite', async () => openSqliteStorage(':memory:')],
+  ['postgres', async () => openPostgresStorage(postgresUrl, { schema: await freshSchema() })],
+];
+
+describe.each(drivers)('the change log on %s', (_name, open) => {
+  const opened = async () => {
+    const events = new EventBus();
+    const seen: ChangeEvent[] = [];
+    events.subscribe((event) => seen.push(event));
+    const storage = app.createStorage(await open(), events);
+    await storage.migrate(app.collections);
+    return { storage, seen, changes: storage.changes! };
+  };
+
+  it('every write appends its change in its transaction; each event carries its seq; a failed write appends nothing', async () => {
+    const { storage, seen, changes } = await opened();
+    try {
+      expect(await changes.bounds()).toEqual({ head: 0, floor: 0 });
+      const project = await storage.repository(projects).create({ name: 'p' });
+      const task = await storage.repository(tasks).create({ title: 't', project: project.id });
+      await storage.repository(tasks).update(task.id, { title: 't2' });
+      await expect(
+        storage.repository(tasks).create({ title: 'refused', project: project.id }),
+      ).rejects.toThrow(/refused by a hook/);
+      await expect(
+        storage.transaction(async (tx) => {
+          await tx.repository(projects).create({ name: 'rolled back' });
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      // A cascade: the task's delete and the project's, each its own change, in one transaction.
+      await storage.repository(projects).delete(project.id);
+      const logged = await changes.read(0, 100);
+      expect(logged.map(({ collection, action }) => `${collection}:${action}`)).toEqual([
+        'projects:created',
+        'tasks:created',
+        'tasks:updated',
+        'tasks:deleted',
+        'projects:deleted',
+      ]);
+      // Rising (PostgreSQL's counter skips the values of rolled-back transactions: gaps, never a step back).
+      for (let i = 1; i < logged.length; i++) expect(logged[i]!.seq).toBeGreaterThan(logged[i - 1]!.seq);
+      expect(seen.map(({ topic, action, seq }) => ({ topic, action, seq }))).toEqual(
+        logged.map(({ collection, action, seq }) => ({ topic: collection, action, seq })),
+      );
+      expect(logged[2]!.record).toMatchObject({ id: task.id, title: 't2' });
+      expect(logged[0]).toMatchObject({ id: project.id, actor: null, mutationId: null });
+      expect(await changes.bounds()).toEqual({ head: logged[4]!.seq, floor: 0 });
+      expect(await changes.read(logged[3]!.seq, 100)).toHaveLength(1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a writer’s caller is its change’s actor', async () => {
+    const { storage, changes } = await opened();
+    try {
+      const caller = { id: 'u1', via: 'accounts', admin: false };
+      await storage.as(caller).repository(projects).create({ name: 'mine' });
+      expect((await changes.read(0, 10))[0]!.actor).toBe('accounts:u1');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('trim drops the oldest changes and raises the floor; it never passes the head and never lowers the floor', async () => {
+    const { storage, changes } = await opened();
+    try {
+      for (let i = 0; i < 5; i++) await storage.repository(projects).create({ name: `p${i}` });
+      const { head } = await changes.bounds();
+      expect(await changes.trim(head - 2)).toBe(3);
+      expect(await changes.bounds()).toEqual({ head, floor: head - 2 });
+      expect((await changes.read(0, 10)).map(({ seq }) => seq)).toEqual([head - 1, head]);
+      expect(await changes.trim(head - 4)).toBe(0);
+      expect(await changes.trim(head + 100)).toBe(2);
+      expect(await changes.bounds()).toEqual({ head, floor: head });
+      // Seqs are never drawn again, even once every change was dropped.
+      await storage.repository(projects).create({ name: 'after' });
+      expect((await changes.read(0, 10)).map(({ seq }) => seq)).toEqual([head + 1]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('seqAt finds where a time cut falls', async () => {
+    const { storage, changes } = await opened();
+    try {
+      expect(await changes.seqAt(new Date().toISOString())).toBe(0);
+      await storage.repository(projects).create({ name: 'old' });
+      const cut = new Date(Date.now() + 1).toISOString();
+      await new Promise((done) => setTimeout(done, 5));
+      await storage.repository(projects).create({ name: 'new' });
+      const [old] = await changes.read(0, 1);
+      expect(await changes.seqAt(cut)).toBe(old!.seq);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('the change log on PostgreSQL, two instances writing at once', () => {
+  it('a reader never sees a change past one whose transaction is still in flight', async () => {
+    const schema = await freshSchema();
+    const first = app.createStorage(openPostgresStorage(postgresUrl, { schema }));
+    const second = app.createStorage(openPostgresStorage(postgresUrl, { schema }));
+    try {
+      await first.migrate(app.collections);
+      await second.migrate(app.collections);
+      let release!: () => void;
+      const held = new Promise<void>((done) => (release = done));
+      let appended!: () => void;
+      const inFlight = new Promise<void>((done) => (appended = done));
+      // The first instance's transaction appends, then waits before it commits.
+      const slow = first.transaction(async (tx) => {
+        await tx.repository(projects).create({ name: 'slow' });
+        appended();
+        await held;
+      });
+      await inFlight;
+      // The second instance writes meanwhile: its change cannot come before the slow one's in the log.
+      const fast = second.repository(projects).create({ name: 'fast' });
+      await new Promise((done) => setTimeout(done, 200));
+      expect(await second.changes!.read(0, 10)).toEqual([]);
+      release();
+      await Promise.all([slow, fast]);
+      const logged = await second.changes!.read(0, 10);
+      expect(logged.map(({ record }) => record.name)).toEqual(['slow', 'fast']);
+      expect(logged[1]!.seq).toBeGreaterThan(logged[0]!.seq);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
