@@ -6,7 +6,6 @@ import {
   defineCollection,
   defineModule,
   defineRoute,
-  defineSettings,
   equalInConstantTime,
   field,
   generateToken,
@@ -21,9 +20,13 @@ import {
   type Transaction,
 } from '../../core/internal.js';
 import { users } from '../users/index.js';
+import { accountSettings } from './accounts-settings.js';
+import { accountsErrors, wrongCredentials } from './errors.js';
 import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';
 import { endOldestSessions, sessionPruner } from './session-pruning.js';
+
+export { accountSettings };
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -60,82 +63,6 @@ export const sessions = defineCollection({
   owner: 'user',
   sort: '-createdAt',
 });
-
-const accountSettings = defineSettings('accounts', {
-  signup: {
-    schema: z.boolean(),
-    default: true,
-    variable: 'BERTH_SIGNUP',
-    description: 'Anyone may sign up (POST /auth/signup); when false, only admins create users.',
-  },
-  sessionDays: {
-    schema: z.number().int().min(1).max(366),
-    default: 14,
-    variable: 'BERTH_SESSION_DAYS',
-    description: 'How long a login token is valid, in days.',
-  },
-  passwordMin: {
-    schema: z.number().int().min(8).max(128),
-    default: 8,
-    variable: 'BERTH_PASSWORD_MIN',
-    description: 'The shortest password accepted, in characters.',
-  },
-  passwordMax: {
-    schema: z.number().int().min(8).max(1024),
-    default: 128,
-    variable: 'BERTH_PASSWORD_MAX',
-    description: 'The longest password accepted, in characters (it bounds the cost of hashing).',
-  },
-  sessionsPerUser: {
-    schema: z.number().int().min(1).max(10_000),
-    default: 20,
-    variable: 'BERTH_SESSIONS_PER_USER',
-    description: 'Sessions a user keeps at once: a login over it ends their oldest.',
-  },
-  sessionPruneSeconds: {
-    schema: z.number().int().min(1).max(604_800),
-    default: 3600,
-    variable: 'BERTH_SESSION_PRUNE_SECONDS',
-    description:
-      'How often each process deletes expired sessions, in seconds (several processes doing it is harmless).',
-  },
-  loginAttempts: {
-    schema: z.number().int().min(1).max(10_000),
-    default: 5,
-    variable: 'BERTH_LOGIN_ATTEMPTS',
-    description: 'Failed logins a minute, per address and per account, before 429.',
-  },
-  signupsPerHour: {
-    schema: z.number().int().min(1).max(100_000),
-    default: 10,
-    variable: 'BERTH_SIGNUPS_PER_HOUR',
-    description: 'Sign-ups an hour per address, before 429.',
-  },
-});
-export { accountSettings };
-
-const errors = {
-  ACCOUNTS_SIGNUP_CLOSED: {
-    status: 403,
-    title: 'Sign-up is closed',
-    hint: 'An admin creates users here (POST /users with the admin token), or turns sign-up on ("accounts": { "signup": true }).',
-  },
-  ACCOUNTS_DISABLED: {
-    status: 403,
-    title: 'This account is disabled',
-    hint: 'Ask an admin to enable it again.',
-  },
-  ACCOUNTS_EMAIL_NEEDS_PASSWORD: {
-    status: 403,
-    title: 'Changing the email needs the password',
-    hint: 'Send POST /auth/email { "password": "…", "email": "…" } with the token of a login; an admin changes it with PATCH /users/:id.',
-  },
-  ACCOUNTS_NOT_A_SESSION: {
-    status: 400,
-    title: 'Not a session of Berth’s accounts',
-    hint: 'Only a token from POST /auth/login can be logged out or change a password; the admin token is changed with the `token` command.',
-  },
-} as const;
 
 const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
 const Password = z.string().min(1).max(1024);
@@ -297,11 +224,6 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
     return user;
   };
 
-  const wrongCredentials = () =>
-    new BerthError('BERTH_INVALID_CREDENTIALS', 'the email or the password is wrong', {
-      headers: { 'www-authenticate': 'Bearer realm="berth"' },
-    });
-
   const sessionCaller = (caller: Caller | undefined): Caller & { session: string } => {
     if (!caller?.session || caller.via !== 'accounts') {
       throw new BerthError('ACCOUNTS_NOT_A_SESSION', 'this token is not a login session');
@@ -315,7 +237,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       'Sign-up, login and sessions over the users collection. Send the token of POST /auth/login as `Authorization: Bearer <token>`.',
     collections: [sessions],
     settings: accountSettings,
-    errors,
+    errors: accountsErrors,
     authenticators: [authenticator],
     hooks: {
       async onStart() {
