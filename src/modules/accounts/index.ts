@@ -3,11 +3,9 @@ import {
   collectionHooks,
   concealPrivateConflict,
   defineAuthenticator,
-  defineCollection,
   defineModule,
   defineRoute,
   equalInConstantTime,
-  field,
   generateToken,
   hashToken,
   memoryRateLimiter,
@@ -17,7 +15,6 @@ import {
   type AppServices,
   type Caller,
   type RateLimiter,
-  type Transaction,
 } from '../../core/internal.js';
 import { users } from '../users/index.js';
 import { accountSettings } from './accounts-settings.js';
@@ -25,8 +22,9 @@ import { accountsErrors, wrongCredentials } from './errors.js';
 import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';
 import { endOldestSessions, sessionPruner } from './session-pruning.js';
+import { endSessions, sessionCaller, sessions } from './sessions.js';
 
-export { accountSettings };
+export { accountSettings, sessions };
 
 /** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
 export interface PasswordHasher {
@@ -41,28 +39,6 @@ export interface PasswordHasher {
    */
   unmatchable?(): string;
 }
-
-/** Sign-ins: one per token. A token is kept only as its SHA-256; deleting a session revokes it. */
-export const sessions = defineCollection({
-  name: 'sessions',
-  description:
-    'Sign-ins, one per token (kept only as a hash). A user sees and ends their own; admins everyone’s.',
-  fields: {
-    user: field.reference('users', { onDelete: 'cascade', indexed: true, readOnly: true }),
-    tokenHash: field.text({ hidden: true, readOnly: true, max: 64 }),
-    expiresAt: field.datetime({ readOnly: true, indexed: true }),
-    address: field.text({
-      required: false,
-      readOnly: true,
-      max: 100,
-      description: 'Where it signed in from',
-    }),
-  },
-  operations: ['list', 'read', 'delete'],
-  access: { list: 'owner', read: 'owner', delete: 'owner' },
-  owner: 'user',
-  sort: '-createdAt',
-});
 
 const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
 const Password = z.string().min(1).max(1024);
@@ -164,21 +140,6 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
         (event.topic === sessions.name && event.record.id === caller.session)),
   });
 
-  /** Ends sessions of a user (all, or all but one): their tokens stop working on every instance. */
-  const endSessions = async (tx: Transaction, user: string, keep?: string): Promise<number> => {
-    const repository = tx.repository(sessions);
-    let ended = 0;
-    for (;;) {
-      const { items } = await repository.list({
-        where: [{ field: 'user', op: 'eq', value: user }],
-        limit: 200,
-      });
-      const doomed = items.filter((session) => session.id !== keep);
-      for (const session of doomed) if (await repository.delete(session.id)) ended++;
-      if (items.length < 200 || doomed.length === 0) return ended;
-    }
-  };
-
   const addressOf = (services: AppServices, platform: unknown): string =>
     addressBucket(services.clientAddress?.(platform) ?? 'unknown');
 
@@ -222,13 +183,6 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       });
     }
     return user;
-  };
-
-  const sessionCaller = (caller: Caller | undefined): Caller & { session: string } => {
-    if (!caller?.session || caller.via !== 'accounts') {
-      throw new BerthError('ACCOUNTS_NOT_A_SESSION', 'this token is not a login session');
-    }
-    return caller as Caller & { session: string };
   };
 
   return defineModule({
