@@ -1,6 +1,5 @@
 import {
   BerthError,
-  collectionHooks,
   concealPrivateConflict,
   defineAuthenticator,
   defineModule,
@@ -23,6 +22,7 @@ import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';
 import { endOldestSessions, sessionPruner } from './session-pruning.js';
 import { endSessions, sessionCaller, sessions } from './sessions.js';
+import { usersHooks } from './users-hooks.js';
 
 export { accountSettings, sessions };
 
@@ -200,25 +200,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
       onClose() {
         pruner.stop();
       },
-      collections: {
-        // Disabling a user ends their sessions in the same transaction.
-        ...collectionHooks(users, {
-          // A signed-in user changes their email with the password (POST /auth/email), not with PATCH:
-          // so a stolen token cannot take an account over, nor probe which emails have one.
-          beforeUpdate(patch, previous, { caller }) {
-            const email = patch.email?.toLowerCase();
-            if (caller && !caller.admin && email !== undefined && email !== previous.email) {
-              throw new BerthError(
-                'ACCOUNTS_EMAIL_NEEDS_PASSWORD',
-                'a user changes their email with POST /auth/email, which asks for the password',
-              );
-            }
-          },
-          async afterUpdate(record, previous, { tx }) {
-            if (record.disabled && !previous.disabled) await endSessions(tx, record.id);
-          },
-        }),
-      },
+      collections: usersHooks,
     },
     routes: [
       defineRoute({
