@@ -1,44 +1,25 @@
 import {
   BerthError,
   concealPrivateConflict,
-  defineAuthenticator,
   defineModule,
   defineRoute,
-  equalInConstantTime,
   generateToken,
   hashToken,
-  memoryRateLimiter,
-  addressBucket,
-  tooManyRequests,
   z,
   type AppServices,
-  type Caller,
-  type RateLimiter,
 } from '../../core/internal.js';
 import { users } from '../users/index.js';
+import { addressOf, createAccountsContext, type PasswordHasher } from './accounts-context.js';
 import { accountSettings } from './accounts-settings.js';
+import { accountsAuthenticator } from './authenticator.js';
 import { accountsErrors, wrongCredentials } from './errors.js';
 import { beginAttempt } from './login-attempts.js';
 import { checkPassword, type PasswordRules } from './password-policy.js';
-import { endOldestSessions, sessionPruner } from './session-pruning.js';
+import { endOldestSessions } from './session-pruning.js';
 import { endSessions, sessionCaller, sessions } from './sessions.js';
 import { usersHooks } from './users-hooks.js';
 
-export { accountSettings, sessions };
-
-/** Hashes passwords and checks them; the runtime gives one (scrypt on Node). */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  /** Whether `password` is the one `stored` was made from; in constant time. */
-  verify(password: string, stored: string): Promise<boolean>;
-  /**
-   * A stored value no password matches, which `verify` checks at the cost
-   * of a real one: a login with an unknown email checks it, so its answer
-   * takes as long as a wrong password's. Without it, the module hashes a
-   * random password once at start for that.
-   */
-  unmatchable?(): string;
-}
+export { accountSettings, sessions, type PasswordHasher };
 
 const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
 const Password = z.string().min(1).max(1024);
@@ -86,79 +67,14 @@ const problems = (codes: Record<string, string>) =>
  * sign-ups per address, with the runtime's rate limiter (Redis when set).
  */
 export function createAccountsModule(options: { hasher: PasswordHasher }) {
-  const { hasher } = options;
-  // Counters when the runtime gives none (a test runtime): this process's.
-  const ownLimiter = memoryRateLimiter();
-  const limiterOf = (services: AppServices): RateLimiter => services.rateLimiter ?? ownLimiter;
-  // An unknown email costs one hash check too, so its answer takes as long as a wrong password's.
-  let dummy: Promise<string> | undefined;
-  const dummyHash = () =>
-    (dummy ??= hasher.unmatchable ? Promise.resolve(hasher.unmatchable()) : hasher.hash(generateToken()));
-
-  // Expired sessions are deleted on a schedule, from the first time this module serves an app.
-  const pruner = sessionPruner(
-    sessions,
-    (services) => accountSettings.of(services).sessionPruneSeconds * 1000,
-  );
-
-  const sessionOf = async (token: string, services: AppServices) => {
-    const dot = token.indexOf('.');
-    if (dot <= 0 || dot === token.length - 1) return undefined;
-    const session = await services.storage.repository(sessions).get(token.slice(0, dot));
-    if (!session || !equalInConstantTime(await hashToken(token.slice(dot + 1)), session.tokenHash))
-      return null;
-    return session;
-  };
-
-  const authenticator = defineAuthenticator({
-    name: 'accounts',
-    async authenticate({ token }, services) {
-      // Berth's tokens hold one dot; JWTs two. Anything else is not ours.
-      if (token.split('.').length !== 2) return undefined;
-      pruner.keep(services);
-      const session = await sessionOf(token, services);
-      if (!session) return session === undefined ? undefined : null;
-      if (session.expiresAt <= new Date().toISOString()) return null;
-      const user = await services.storage.repository(users).get(session.user);
-      if (!user || user.disabled) return null;
-      const caller: Caller = {
-        id: user.id,
-        admin: false,
-        via: 'accounts',
-        collection: users.name,
-        role: user.role,
-        email: user.email,
-        expiresAt: session.expiresAt,
-        session: session.id,
-      };
-      return caller;
-    },
-    // A change to the caller's user (role, disabled) or the end of their session: realtime checks again.
-    affectedBy: (event, caller) =>
-      event.action !== 'created' &&
-      ((event.topic === users.name && event.record.id === caller.id) ||
-        (event.topic === sessions.name && event.record.id === caller.session)),
-  });
-
-  const addressOf = (services: AppServices, platform: unknown): string =>
-    addressBucket(services.clientAddress?.(platform) ?? 'unknown');
+  const context = createAccountsContext(options.hasher);
+  const { hasher, limiterOf, dummyHash, pruner, countEmailProbe } = context;
+  const authenticator = accountsAuthenticator(context);
 
   /** The password rules for a user with this email (the `passwordMin` and `passwordMax` settings). */
   const rulesOf = (services: AppServices, email: string | null | undefined): PasswordRules => {
     const { passwordMin, passwordMax } = accountSettings.of(services);
     return { min: passwordMin, max: passwordMax, email };
-  };
-
-  /** Sign-ups and email changes share one budget an address: each tells whether an email is taken. */
-  const countEmailProbe = async (services: AppServices, platform: unknown): Promise<void> => {
-    const { signupsPerHour } = accountSettings.of(services);
-    const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
-    if (count.count > signupsPerHour) {
-      throw tooManyRequests(
-        `over ${signupsPerHour} sign-ups and email changes an hour from this address`,
-        count,
-      );
-    }
   };
 
   /**
