@@ -14,20 +14,15 @@ import { accountSettings } from './accounts-settings.js';
 import { accountsAuthenticator } from './authenticator.js';
 import { accountsErrors, wrongCredentials } from './errors.js';
 import { beginAttempt } from './login-attempts.js';
-import { checkPassword, type PasswordRules } from './password-policy.js';
+import { checkPassword, rulesOf } from './password-policy.js';
+import { Email, NewPassword, Password, PublicUser, problems } from './schemas.js';
+import { sessionRoutes } from './session-routes.js';
 import { endOldestSessions } from './session-pruning.js';
 import { endSessions, sessionCaller, sessions } from './sessions.js';
 import { usersHooks } from './users-hooks.js';
 
 export { accountSettings, sessions, type PasswordHasher };
 
-const Email = z.string().trim().toLowerCase().max(320).describe('The email address, in any case');
-const Password = z.string().min(1).max(1024);
-/** What a new password must be (checked by password-policy.ts, with a 422 that says why). */
-const NewPassword = Password.describe(
-  '8 to 128 characters by default (settings passwordMin, passwordMax); not one of the most common passwords, not the email, not only spaces',
-);
-const PublicUser = users.schemas.record;
 const Credentials = z.strictObject({ email: Email, password: Password });
 const Signup = z.strictObject({
   email: Email.pipe(z.email('must be an email address')),
@@ -48,14 +43,6 @@ const EmailChange = z.strictObject({
   email: Email.pipe(z.email('must be an email address')).describe('The new email address, in any case'),
 });
 const UserId = z.object({ id: z.string().min(1).max(100) });
-const SessionsOf = z.strictObject({
-  user: z.string().min(1).max(100).describe('The user whose sessions end'),
-});
-
-const problems = (codes: Record<string, string>) =>
-  Object.fromEntries(
-    Object.entries(codes).map(([status, description]) => [status, { description, problem: true }]),
-  );
 
 /**
  * Berth's own accounts: sign-up, login, sessions and passwords over the
@@ -70,12 +57,6 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
   const context = createAccountsContext(options.hasher);
   const { hasher, limiterOf, dummyHash, pruner, countEmailProbe } = context;
   const authenticator = accountsAuthenticator(context);
-
-  /** The password rules for a user with this email (the `passwordMin` and `passwordMax` settings). */
-  const rulesOf = (services: AppServices, email: string | null | undefined): PasswordRules => {
-    const { passwordMin, passwordMax } = accountSettings.of(services);
-    return { min: passwordMin, max: passwordMax, email };
-  };
 
   /**
    * The signed-in user, once their password is checked as at a login. Its
@@ -329,26 +310,7 @@ export function createAccountsModule(options: { hasher: PasswordHasher }) {
           });
         },
       }),
-      defineRoute({
-        method: 'DELETE',
-        path: '/auth/sessions',
-        auth: 'admin',
-        summary: 'End every session of a user (admin)',
-        description: 'Their tokens stop working on every instance, and their realtime subscriptions end.',
-        query: SessionsOf,
-        response: z.object({ ended: z.number().int() }),
-        docs: { responses: problems({ '404': 'No user has this id.' }) },
-        async handler({ query, services }) {
-          return {
-            ended: await services.storage.transaction(async (tx) => {
-              if (!(await tx.repository(users).get(query.user))) {
-                throw new BerthError('BERTH_RECORD_NOT_FOUND', `no user has the id "${query.user}"`);
-              }
-              return endSessions(tx, query.user);
-            }),
-          };
-        },
-      }),
+      ...sessionRoutes(),
     ],
   });
 }
