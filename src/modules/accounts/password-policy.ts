@@ -1,4 +1,5 @@
-import { BerthError } from '../../core/internal.js';
+import { BerthError, type AppServices } from '../../core/internal.js';
+import { accountSettings } from './accounts-settings.js';
 
 let common: Promise<ReadonlySet<string>> | undefined;
 
@@ -18,6 +19,12 @@ export interface PasswordRules {
   min: number;
   max: number;
   email?: string | null;
+}
+
+/** The password rules for a user with this email (the `passwordMin` and `passwordMax` settings). */
+export function rulesOf(services: AppServices, email: string | null | undefined): PasswordRules {
+  const { passwordMin, passwordMax } = accountSettings.of(services);
+  return { min: passwordMin, max: passwordMax, email };
 }
 
 /** Why a password is refused, as the message of its field; undefined when it is accepted. */
