@@ -58,7 +58,11 @@ describe('socket.io transport at /socket.io/*', () => {
   it('subscribers to books receive created, updated and deleted events', async () => {
     const server = await startRealtimeServer();
     const socket = await socketIo(server.url, { transports: ['websocket'] });
-    expect(await socket.emitWithAck('subscribe', 'books')).toEqual({ ok: true, topic: 'books' });
+    expect(await socket.emitWithAck('subscribe', 'books')).toMatchObject({
+      ok: true,
+      topic: 'books',
+      seq: expect.any(Number),
+    });
     expect(await socket.emitWithAck('subscribe', 'nope')).toMatchObject({ ok: false });
     const seen: string[] = [];
     for (const action of ['created', 'updated', 'deleted']) {

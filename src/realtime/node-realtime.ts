@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import {
   type App,
   type Caller,
+  type ChangeLogDriver,
   type TokenCredential,
   type EventBus,
   type Logger,
@@ -75,6 +76,8 @@ export async function createNodeRealtime(
     settings: RealtimeSettings;
     /** Who a token is, as the app's current instance says (a reload may change the admin token). */
     authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
+    /** The app's change log: events are delivered from it, and subscribers may resume. */
+    changes?: ChangeLogDriver;
     /** Fan events out through Redis to every instance sharing it. */
     redisUrl?: string;
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
@@ -112,37 +115,41 @@ export async function createNodeRealtime(
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
   const load = (): Promise<Loaded> =>
-    (loading ??= Promise.all([import('./socket-io.js'), import('./websocket-channels.js')]).then(
-      ([{ createSocketIoServer }, { createWebSocketChannels }]) => {
-        const socketIo = createSocketIoServer({
-          ...(adapter ? { adapter } : {}),
-          path,
-          channels: app.channels,
-          topics: app.topics,
-          authenticate: context.authenticate,
-          authenticators: app.authenticators,
-          ...limits,
-          events: context.events,
-          monitor,
-          logger,
-          maxMessageBytes: settings.maxMessageBytes,
-          pingInterval: settings.pingInterval,
-          pingTimeout: settings.pingTimeout,
-          allowOrigin,
-        });
-        const websockets = createWebSocketChannels({
-          channels: app.channels,
-          monitor,
-          logger,
-          maxMessageBytes: settings.maxMessageBytes,
-          pingInterval: settings.pingInterval,
-          allowOrigin,
-          ...limits,
-        });
-        loaded = { socketIo, websockets };
-        return loaded;
-      },
-    ));
+    (loading ??= Promise.all([
+      import('./socket-io.js'),
+      import('./websocket-channels.js'),
+      // Where the log stands now: nobody subscribed before, so live events go on from here.
+      context.changes?.bounds(),
+    ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, bounds]) => {
+      const socketIo = createSocketIoServer({
+        ...(adapter ? { adapter } : {}),
+        ...(context.changes && bounds ? { log: { changes: context.changes, head: bounds.head } } : {}),
+        path,
+        channels: app.channels,
+        topics: app.topics,
+        authenticate: context.authenticate,
+        authenticators: app.authenticators,
+        ...limits,
+        events: context.events,
+        monitor,
+        logger,
+        maxMessageBytes: settings.maxMessageBytes,
+        pingInterval: settings.pingInterval,
+        pingTimeout: settings.pingTimeout,
+        allowOrigin,
+      });
+      const websockets = createWebSocketChannels({
+        channels: app.channels,
+        monitor,
+        logger,
+        maxMessageBytes: settings.maxMessageBytes,
+        pingInterval: settings.pingInterval,
+        allowOrigin,
+        ...limits,
+      });
+      loaded = { socketIo, websockets };
+      return loaded;
+    }));
   if (adapter) await load();
   const prefix = `/${path}/`;
   const channelPaths = new Set(app.channels.map((channel) => `/${channel.name}`));

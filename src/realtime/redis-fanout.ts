@@ -62,7 +62,7 @@ export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
     down = true;
     logger.warn(
       { redis: where, reason: error?.message },
-      `Redis at ${where} is unreachable: realtime events reach this instance's clients only until it returns`,
+      `Redis at ${where} is unreachable: until it returns, other instances' changes reach this instance's clients up to a second late (read from the change log) and channel messages stay on their instance`,
     );
   };
   const back = (): void => {

@@ -7,6 +7,7 @@ import {
   type Authenticator,
   type Caller,
   type ChangeEvent,
+  type ChangeLogDriver,
   type ChannelDefinition,
   type ChannelMessage,
   type TokenCredential,
@@ -17,6 +18,7 @@ import {
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import { closingEvent, createSubscriptions } from './subscriptions.js';
+import { followLog } from './log-tail.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {
@@ -44,10 +46,35 @@ export interface SocketIoOptions {
   sendBuffer: number;
   /** A socket.io adapter (Redis, cluster) to share events with other instances. */
   adapter?: ServerOptions['adapter'];
+  /**
+   * The app's change log, and where it stood when this server was made:
+   * events are delivered from it, in its order, and a subscriber may
+   * resume from a seq. Without it, each event as its write published it.
+   */
+  log?: { changes: ChangeLogDriver; head: number };
+}
+
+/** What a client sends to subscribe: a topic's name, or `{ topic, since }` to replay what it missed first. */
+type SubscribeRequest = { topic: string; since?: number };
+
+/** A subscribe's argument, read: the request, or what is wrong with it. */
+function subscribeRequest(value: unknown): SubscribeRequest | { error: string } {
+  if (typeof value === 'string') return { topic: value };
+  if (typeof value !== 'object' || value === null || typeof (value as { topic?: unknown }).topic !== 'string')
+    return { error: "send a topic's name, or { topic, since }" };
+  const { topic, since } = value as { topic: string; since?: unknown };
+  if (since === undefined) return { topic };
+  if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
+    return {
+      error: `since must be the seq of the last event the client has (a whole number, 0 or more), not ${JSON.stringify(since)}`,
+    };
+  return { topic, since };
 }
 
 /** How instances pass each other their change events (socket.io's server-side emit, through the adapter). */
 const changeEvent = 'berth:change';
+/** How instances tell each other the log has news (with a log, events are read from it, not passed on). */
+const pokeEvent = 'berth:poke';
 
 function asChannelMessage(value: unknown): ChannelMessage {
   if (typeof value === 'string') return value;
@@ -152,7 +179,11 @@ export function createSocketIoServer(options: SocketIoOptions) {
     authenticators: options.authenticators,
     callerOf,
     logger,
+    ...(options.log ? { changes: options.log.changes } : {}),
   });
+  const tail = options.log
+    ? followLog(options.log.changes, options.log.head, (event) => subscriptions.deliver(event), logger)
+    : undefined;
 
   /** Tells the client why, then closes its connection. */
   const closeClient = (socket: Socket, code: number, reason: string): void => {
@@ -217,11 +248,14 @@ export function createSocketIoServer(options: SocketIoOptions) {
         );
       });
     }
-    socket.on('subscribe', async (topic: unknown, acknowledge?: unknown) => {
+    socket.on('subscribe', async (given: unknown, acknowledge?: unknown) => {
       const answer = (value: object): void => {
         if (typeof acknowledge === 'function') acknowledge(value);
       };
-      const rules = typeof topic === 'string' ? options.topics.get(topic) : undefined;
+      const request = subscribeRequest(given);
+      if ('error' in request) return answer({ ok: false, error: request.error });
+      const { topic, since } = request;
+      const rules = options.topics.get(topic);
       if (rules === undefined) {
         return answer({
           ok: false,
@@ -256,8 +290,33 @@ export function createSocketIoServer(options: SocketIoOptions) {
                 : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
         });
       }
-      subscriptions.subscribe(socket, String(topic), caller ?? undefined);
-      answer({ ok: true, topic });
+      if (!tail) {
+        if (since !== undefined)
+          return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
+        subscriptions.subscribe(socket, topic, caller ?? undefined);
+        return answer({ ok: true, topic });
+      }
+      // Everything up to the tail's position went to the subscribers before this one; what comes after, to it too.
+      const seq = tail.position;
+      if (since !== undefined) {
+        const { floor } = await options.log!.changes.bounds();
+        if (since < floor || since > seq) {
+          // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
+          subscriptions.subscribe(socket, topic, caller ?? undefined, seq);
+          return answer({
+            ok: true,
+            topic,
+            seq,
+            resync: true,
+            reason:
+              since < floor
+                ? `the changes after ${since} are no longer kept (the log starts after ${floor}): read ${topic} again, then go on from seq ${seq}`
+                : `${since} is past the log's last change (${seq}): read ${topic} again, then go on from seq ${seq}`,
+          });
+        }
+      }
+      subscriptions.subscribe(socket, topic, caller ?? undefined, seq, since);
+      answer({ ok: true, topic, seq });
     });
     socket.on('unsubscribe', (topic: unknown) => {
       if (typeof topic === 'string') subscriptions.unsubscribe(socket, topic);
@@ -265,11 +324,18 @@ export function createSocketIoServer(options: SocketIoOptions) {
     socket.on('disconnect', () => subscriptions.drop(socket));
   });
 
-  // Events of this instance's writes go to its own subscribers, and to the other instances' (through the adapter).
+  // With the log, every instance's subscribers get its changes in its order: this instance's writes poke the
+  // tail, other instances' poke it through the adapter. Without, events go out as their writes publish them.
   const unsubscribe = options.events.subscribe((event) => {
+    if (tail) {
+      tail.poke(event);
+      if (options.adapter) io.serverSideEmit(pokeEvent);
+      return;
+    }
     subscriptions.deliver(event);
     if (options.adapter) io.serverSideEmit(changeEvent, event);
   });
+  io.on(pokeEvent, () => tail?.poke());
   io.on(changeEvent, (event: ChangeEvent) => subscriptions.deliver(event));
 
   return {
@@ -285,6 +351,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
     /** Tells every client the server is going away (a clean close, not a reset). */
     async close(): Promise<void> {
       unsubscribe();
+      tail?.stop();
       io.disconnectSockets(true);
       await new Promise<void>((done) => io.close(() => done()));
     },

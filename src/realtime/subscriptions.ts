@@ -4,6 +4,7 @@ import {
   type Authenticator,
   type Caller,
   type ChangeEvent,
+  type ChangeLogDriver,
   type Logger,
   type Topic,
 } from '../core/internal.js';
@@ -23,7 +24,12 @@ export interface SubscriptionOptions {
   logger: Logger;
   /** Defaults to `recheckAfterMs`. */
   recheckAfterMs?: number;
+  /** The app's change log, which a subscriber that resumes replays from. */
+  changes?: ChangeLogDriver;
 }
+
+/** How many changes one read of a replay takes. */
+const replayPage = 500;
 
 /** A subscribed socket: who it is, when that was checked, its topics, and the work waiting on a check. */
 interface Standing {
@@ -32,6 +38,8 @@ interface Standing {
   generation: number;
   stale: boolean;
   topics: Set<string>;
+  /** Per topic, the seq of the last change it was given (with the log): nothing at or before it is sent again. */
+  cursors: Map<string, number>;
   queue: Promise<void> | undefined;
 }
 
@@ -63,6 +71,33 @@ export function createSubscriptions(options: SubscriptionOptions) {
     if (!standing) return;
     for (const topic of standing.topics) subscribers.get(topic)?.delete(socket);
     standings.delete(socket);
+  };
+
+  /** Sends the topic's changes after `since`, up to `upTo`, that the caller may read now: a resume's replay. */
+  const replay = async (
+    socket: Socket,
+    standing: Standing,
+    topic: string,
+    since: number,
+    upTo: number,
+  ): Promise<void> => {
+    const rules = topics.get(topic)!;
+    let after = since;
+    while (after < upTo) {
+      const page = await options.changes!.read(after, replayPage);
+      if (page.length === 0) break;
+      for (const change of page) {
+        if (change.seq > upTo || standings.get(socket) !== standing) return;
+        after = change.seq;
+        if (change.collection !== topic) continue;
+        send(
+          socket,
+          standing,
+          { topic, action: change.action, record: change.record as ChangeEvent['record'], seq: change.seq },
+          rules,
+        );
+      }
+    }
   };
 
   /** The token no longer stands: the client is told why and disconnected (a new connection brings a valid one). */
@@ -124,10 +159,10 @@ export function createSubscriptions(options: SubscriptionOptions) {
   };
 
   /** Runs `work` after the socket's earlier work, checking its caller first when due; in order, per socket. */
-  const enqueue = (socket: Socket, standing: Standing, work?: () => void): void => {
+  const enqueue = (socket: Socket, standing: Standing, work?: () => void | Promise<void>): void => {
     const run = async (): Promise<void> => {
       if (needsCheck(standing, Date.now()) && !(await recheck(socket, standing))) return;
-      if (standings.get(socket) === standing) work?.();
+      if (standings.get(socket) === standing) await work?.();
     };
     const next = (standing.queue ?? Promise.resolve())
       .then(run)
@@ -143,13 +178,26 @@ export function createSubscriptions(options: SubscriptionOptions) {
   const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
     const record = event.record as Record<string, unknown>;
     if (!standing.topics.has(event.topic)) return;
-    if (judge(rules.read, standing.caller, record, rules.ownership).allowed)
-      socket.emit(`${event.topic}:${event.action}`, rules.presentTo(record, standing.caller));
+    const { seq } = event;
+    if (seq !== undefined) {
+      // Once each: a change the replay sent is not sent again live, nor one before it.
+      if (seq <= (standing.cursors.get(event.topic) ?? -1)) return;
+      standing.cursors.set(event.topic, seq);
+    }
+    if (!judge(rules.read, standing.caller, record, rules.ownership).allowed) return;
+    const presented = rules.presentTo(record, standing.caller);
+    if (seq === undefined) socket.emit(`${event.topic}:${event.action}`, presented);
+    else socket.emit(`${event.topic}:${event.action}`, presented, { seq });
   };
 
   return {
-    /** Adds a socket (its caller just checked) to a topic's subscribers. */
-    subscribe(socket: Socket, topic: string, caller: Caller | undefined): void {
+    /**
+     * Adds a socket (its caller just checked) to a topic's subscribers.
+     * With the log: `at`, the seq the live events go on from, and `since`,
+     * where a resume's replay starts (the changes after it, up to `at`,
+     * are sent first).
+     */
+    subscribe(socket: Socket, topic: string, caller: Caller | undefined, at?: number, since?: number): void {
       let standing = standings.get(socket);
       if (!standing) {
         standing = {
@@ -158,6 +206,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           generation,
           stale: false,
           topics: new Set(),
+          cursors: new Map(),
           queue: undefined,
         };
         standings.set(socket, standing);
@@ -168,11 +217,37 @@ export function createSubscriptions(options: SubscriptionOptions) {
       let each = subscribers.get(topic);
       if (!each) subscribers.set(topic, (each = new Set()));
       each.add(socket);
+      if (at === undefined) return;
+      if (since === undefined || since >= at) {
+        standing.cursors.set(topic, Math.max(at, standing.cursors.get(topic) ?? 0));
+        return;
+      }
+      // The replay goes first in the socket's queue: live events wait behind it, and skip what it sent.
+      standing.cursors.set(topic, since);
+      const subscribed = standing;
+      enqueue(socket, subscribed, () =>
+        replay(socket, subscribed, topic, since, at).catch((error: unknown) => {
+          // Never a silent gap: the client is told, and unsubscribed, to subscribe again.
+          logger.warn(
+            { socket: socket.id, topic, err: error },
+            `realtime: a replay failed: ${(error as Error).message}`,
+          );
+          subscribed.topics.delete(topic);
+          subscribed.cursors.delete(topic);
+          subscribers.get(topic)?.delete(socket);
+          socket.emit(closingEvent, {
+            code: 503,
+            topic,
+            reason: `the changes to ${topic} after ${since} could not be read: unsubscribed; subscribe again`,
+          });
+        }),
+      );
     },
     unsubscribe(socket: Socket, topic: string): void {
       const standing = standings.get(socket);
       if (!standing) return;
       standing.topics.delete(topic);
+      standing.cursors.delete(topic);
       subscribers.get(topic)?.delete(socket);
       if (standing.topics.size === 0) standings.delete(socket);
     },

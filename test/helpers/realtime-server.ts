@@ -11,6 +11,7 @@ import {
   type Logger,
   type Mode,
   type ModuleDefinition,
+  type StorageDriver,
 } from '../../src/core/internal.js';
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
@@ -29,6 +30,8 @@ export async function startRealtimeServer(
     redisUrl?: string;
     logger?: Logger;
     modules?: ModuleDefinition[];
+    /** The database, when instances share one (the default: SQLite in memory, this instance's own). */
+    driver?: () => StorageDriver;
   } = {},
 ) {
   const realtimePath = options.path ?? defaultRealtimePath;
@@ -37,7 +40,7 @@ export async function startRealtimeServer(
     { realtimePath },
   );
   const events = new EventBus();
-  const storage = app.createStorage(openSqliteStorage(':memory:'), events);
+  const storage = app.createStorage(options.driver?.() ?? openSqliteStorage(':memory:'), events);
   await storage.migrate(app.collections);
   const tokenHash = await hashToken(adminToken);
   const mode = options.mode ?? 'release';
@@ -45,6 +48,7 @@ export async function startRealtimeServer(
   const realtime = await createNodeRealtime(app, {
     path: realtimePath,
     events,
+    ...(storage.changes ? { changes: storage.changes } : {}),
     logger,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,
@@ -84,6 +88,7 @@ export async function startRealtimeServer(
     port,
     url: `http://127.0.0.1:${port}`,
     realtime,
+    storage,
     close: async () => {
       closed = true;
       await close();

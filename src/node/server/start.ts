@@ -74,6 +74,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     ? await createNodeRealtime(app, {
         path: realtimePath,
         events,
+        ...(storage.changes ? { changes: storage.changes } : {}),
         logger,
         mode: settings.mode.value,
         settings: realtimeSettingsOf(settings),

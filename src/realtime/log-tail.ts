@@ -1,0 +1,100 @@
+/** Follows the app's change log and hands each change on once, in the log's order. */
+import type { ChangeEvent, ChangeLogDriver, Logger } from '../core/internal.js';
+
+/** How many changes one read of the log takes. */
+const pageSize = 500;
+
+export interface LogTail {
+  /** Where it stands: every change up to this seq was handed on. */
+  readonly position: number;
+  /**
+   * A change committed somewhere: this instance's own (its event, with its
+   * seq), or another's (a poke, no event). The tail reads the log from its
+   * position unless the event is the very next change.
+   */
+  poke(event?: ChangeEvent): void;
+  /** Resolves once every change poked so far was handed on (tests, shutdown). */
+  settled(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The changes of every instance writing to the database, in one order for
+ * every subscriber of this one: the log's. This instance's own writes are
+ * poked by their events, other instances' by a message through the adapter,
+ * and a timer reads the log every `pollMs` besides, so a poke lost with
+ * Redis or a worker costs a delay, never an event.
+ */
+export function followLog(
+  changes: ChangeLogDriver,
+  start: number,
+  deliver: (event: ChangeEvent) => void,
+  logger: Logger,
+  pollMs = 1000,
+): LogTail {
+  let position = start;
+  let reading: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const read = async (): Promise<void> => {
+    do {
+      again = false;
+      let page;
+      do {
+        page = await changes.read(position, pageSize);
+        for (const change of page) {
+          if (stopped) return;
+          position = change.seq;
+          deliver({
+            topic: change.collection,
+            action: change.action,
+            record: change.record as ChangeEvent['record'],
+            seq: change.seq,
+          });
+        }
+      } while (page.length === pageSize);
+    } while (again && !stopped);
+  };
+  const drain = (): void => {
+    if (stopped) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = read()
+      .catch((error: unknown) =>
+        logger.warn(
+          { err: error },
+          `realtime: reading the change log failed; the next poke reads again: ${(error as Error).message}`,
+        ),
+      )
+      .finally(() => {
+        reading = undefined;
+        if (again) drain();
+      });
+  };
+  const timer = setInterval(drain, pollMs);
+  timer.unref?.();
+  return {
+    get position() {
+      return position;
+    },
+    poke(event) {
+      // The next change, and nothing being read: no read of the log needed.
+      if (!reading && event?.seq === position + 1) {
+        position = event.seq;
+        deliver(event);
+        return;
+      }
+      drain();
+    },
+    async settled() {
+      while (reading) await reading;
+    },
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

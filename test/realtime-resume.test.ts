@@ -1,0 +1,157 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import { adminToken } from './helpers/in-process.js';
+import { startRealtimeServer } from './helpers/realtime-server.js';
+
+type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
+
+async function connected(url: string): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise<void>((done, fail) => {
+    socket.once('connect', () => done());
+    socket.once('connect_error', fail);
+  });
+  return socket;
+}
+
+/** Every books event a socket gets, with its seq, in the order it got them. */
+function recorded(socket: Socket) {
+  const seen: Array<{ action: string; title: string; seq: number }> = [];
+  for (const action of ['created', 'updated', 'deleted']) {
+    socket.on(`books:${action}`, (book: { title: string }, meta: { seq: number }) =>
+      seen.push({ action, title: book.title, seq: meta.seq }),
+    );
+  }
+  return seen;
+}
+
+const write = (url: string, method: string, path: string, body?: object) =>
+  fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+const createBook = async (url: string, title: string): Promise<{ id: string }> =>
+  (await (await write(url, 'POST', '/books', { title, author: 'Resume' })).json()) as { id: string };
+
+describe('resuming a subscription with since', () => {
+  it('replays, in order and once, every change the client missed, then goes on live; the ack says the current seq', async () => {
+    const server = await startRealtimeServer();
+    const first = await connected(server.url);
+    const seenFirst = recorded(first);
+    const ack = (await first.emitWithAck('subscribe', 'books')) as Ack;
+    expect(ack).toMatchObject({ ok: true, topic: 'books' });
+    await createBook(server.url, 'one');
+    const two = await createBook(server.url, 'two');
+    await expect.poll(() => seenFirst.length).toBe(2);
+    expect(seenFirst[1]!.seq).toBeGreaterThan(seenFirst[0]!.seq);
+    expect(seenFirst[0]!.seq).toBeGreaterThan(ack.seq!);
+    const last = seenFirst[1]!.seq;
+    first.disconnect();
+
+    // Away: two writes and a change to a record it had.
+    await createBook(server.url, 'three');
+    await write(server.url, 'PATCH', `/books/${two.id}`, { title: 'two, changed' });
+    await write(server.url, 'DELETE', `/books/${two.id}`);
+
+    const again = await connected(server.url);
+    const seen = recorded(again);
+    const resumed = (await again.emitWithAck('subscribe', { topic: 'books', since: last })) as Ack;
+    expect(resumed).toMatchObject({ ok: true, topic: 'books' });
+    expect(resumed.resync).toBeUndefined();
+    await createBook(server.url, 'four, live');
+    await expect.poll(() => seen.length).toBe(4);
+    expect(seen.map(({ action, title }) => `${action} ${title}`)).toEqual([
+      'created three',
+      'updated two, changed',
+      'deleted two, changed',
+      'created four, live',
+    ]);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.seq).toBeGreaterThan(seen[i - 1]!.seq);
+    expect(seen[0]!.seq).toBeGreaterThan(last);
+    expect(resumed.seq).toBe(seen[2]!.seq);
+    again.disconnect();
+  });
+
+  it('past retention the ack says resync, with what to do; a since the log never gave too; a bad since is refused', async () => {
+    const server = await startRealtimeServer();
+    for (let i = 0; i < 3; i++) await createBook(server.url, `old ${i}`);
+    const { head } = await server.storage.changes!.bounds();
+    await server.storage.changes!.trim(head - 1);
+    const socket = await connected(server.url);
+    const seen = recorded(socket);
+    const ack = (await socket.emitWithAck('subscribe', { topic: 'books', since: head - 3 })) as Ack;
+    expect(ack).toMatchObject({ ok: true, topic: 'books', seq: head, resync: true });
+    expect(ack.reason).toMatch(/no longer kept .* read books again, then go on from seq/);
+    // Still subscribed: live events follow.
+    await createBook(server.url, 'after the resync');
+    await expect.poll(() => seen.map(({ title }) => title)).toEqual(['after the resync']);
+    // The last change still kept replays.
+    const other = await connected(server.url);
+    const replayed = recorded(other);
+    expect(await other.emitWithAck('subscribe', { topic: 'books', since: head - 1 })).toMatchObject({
+      ok: true,
+    });
+    await expect.poll(() => replayed.map(({ title }) => title)).toEqual(['old 2', 'after the resync']);
+    expect(await other.emitWithAck('subscribe', { topic: 'books', since: head + 1000 })).toMatchObject({
+      ok: true,
+      resync: true,
+      reason: expect.stringMatching(/past the log's last change/),
+    });
+    expect(await other.emitWithAck('subscribe', { topic: 'books', since: -1 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/since must be the seq of the last event/),
+    });
+    expect(await other.emitWithAck('subscribe', { since: 3 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/send a topic's name, or \{ topic, since \}/),
+    });
+    socket.disconnect();
+    other.disconnect();
+  });
+
+  it('no change is lost or repeated across 100 disconnects while writes go on', async () => {
+    const server = await startRealtimeServer();
+    let writing = true;
+    const written: string[] = [];
+    let writer: Promise<void> | undefined;
+    const received: string[] = [];
+    let since: number | undefined;
+    for (let cycle = 0; cycle < 100; cycle++) {
+      const socket = await connected(server.url);
+      socket.on('books:created', (book: { title: string }, meta: { seq: number }) => {
+        received.push(book.title);
+        since = meta.seq;
+      });
+      const ack = (await socket.emitWithAck(
+        'subscribe',
+        since === undefined ? 'books' : { topic: 'books', since },
+      )) as Ack;
+      expect(ack.ok).toBe(true);
+      expect(ack.resync).toBeUndefined();
+      since ??= ack.seq;
+      // The writes start once the first subscription stands: every one of them must arrive.
+      writer ??= (async () => {
+        for (let i = 0; writing; i++) {
+          const title = `w${i}`;
+          written.push(title);
+          await createBook(server.url, title);
+        }
+      })();
+      await new Promise((done) => setTimeout(done, 5 + (cycle % 7)));
+      socket.disconnect();
+    }
+    writing = false;
+    await writer;
+    // The last connection catches up with everything written.
+    const socket = await connected(server.url);
+    socket.on('books:created', (book: { title: string }) => received.push(book.title));
+    await socket.emitWithAck('subscribe', { topic: 'books', since });
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(written.length);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(written.length).toBeGreaterThan(50);
+    expect(received).toEqual(written);
+    socket.disconnect();
+  });
+});
