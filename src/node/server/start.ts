@@ -1,3 +1,4 @@
+import { keepChangeLog } from '../data/change-log-retention.js';
 import { stopApp, type App, type AppInstance, type Storage } from '../../core/internal.js';
 import { createNodeRealtime } from '../../realtime/node-realtime.js';
 import { servingInstances } from './instances.js';
@@ -101,6 +102,17 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     port: 0,
     url: '',
   };
+  // The running settings' retention, at each trim: a reload applies at the next.
+  const keeping = storage.changes
+    ? keepChangeLog(
+        storage.changes,
+        () => ({
+          retentionMs: serving.settings.changeLogRetention.value,
+          maxChanges: serving.settings.changeLogMaxChanges.value,
+        }),
+        logger,
+      )
+    : undefined;
 
   const shutdown = async (): Promise<void> => {
     const { listener, settings } = serving;
@@ -120,6 +132,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       );
     }
     await closeInstances();
+    keeping?.stop();
     // The modules' onClose, then storage closed.
     await stopApp(booted.started);
     removeServerState(dataDir, process.pid);

@@ -331,6 +331,30 @@ export const settingTable = {
     live: false,
     description: 'how many scheduled backups to keep (the oldest go first; backups made by hand stay)',
   }),
+  changeLogRetention: setting<number>({
+    label: 'change log retention',
+    variable: 'BERTH_CHANGE_LOG_RETENTION',
+    key: 'changeLogRetention',
+    config: z.string(),
+    fallback: 7 * 86_400_000,
+    parse: duration('change log retention'),
+    fromConfig: (value, source) => duration('change log retention')(value as string, source),
+    live: true,
+    description:
+      'keep each change in the change log this long (`1h`, `7d`; `off`: only the size drops changes): a realtime client away for less resumes where it left (`subscribe { topic, since }`); one away longer is told to read again',
+    shownDefault: '7d',
+  }),
+  changeLogMaxChanges: setting<number>({
+    label: 'change log size',
+    variable: 'BERTH_CHANGE_LOG_MAX_CHANGES',
+    key: 'changeLogMaxChanges',
+    config: z.number().int().min(1000),
+    fallback: 1_000_000,
+    parse: wholeNumber(1000, 'number of changes the log keeps'),
+    live: true,
+    description:
+      'keep at most this many changes in the change log, however young (the oldest go first; a client that resumes from before them is told to read again)',
+  }),
   requestLog: setting<boolean>({
     label: 'request log',
     variable: 'BERTH_REQUEST_LOG',
