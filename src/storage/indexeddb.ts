@@ -9,6 +9,7 @@ import {
 import { migrateCollection, type Migrated } from './indexeddb-migrate.js';
 import { createStore, repositoryOver, type Store } from './indexeddb-repository.js';
 import { schemaOf, searchStoreOf } from './indexeddb-schema.js';
+import { appendChange, changeLogStores, indexedDbChangeLog } from './indexeddb-change-log.js';
 
 /** What each collection was at its last migration (`Migrated`): to report the fields added since, and check only what changed. */
 const metaTable = 'berth_collections';
@@ -166,6 +167,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         const inside: DriverScope = {
           repository: (collection) =>
             repositoryOver(storeOf(collection), (step) => step(), undo, failed(collection)),
+          appendChange: (entry) => appendChange(database, entry, undo),
         };
         try {
           return await work(inside);
@@ -188,6 +190,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         const installed = await readInstalled(name);
         const wanted: Record<string, string> = Object.fromEntries(installed.stores);
         wanted[metaTable] = 'name';
+        Object.assign(wanted, changeLogStores);
         for (const collection of collections) {
           wanted[collection.name] = schemaOf(collection);
           if (collection.searchable.length) wanted[searchStoreOf(collection.name)] = 'id, *t';
@@ -224,6 +227,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       }
       return { created };
     },
+    changes: indexedDbChangeLog(database, lock),
     async close() {
       db?.close();
       db = undefined;

@@ -108,6 +108,42 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     throw new Error('expected a rejection');
   };
 
+  it('keeps the change log: each write appends in commit order, events carry its seq, a failed transaction appends nothing, trim raises the floor', async () => {
+    const { storage, events, repo } = await ready();
+    const changes = storage.changes!;
+    expect(changes).toBeDefined();
+    const { head: start } = await changes.bounds();
+    const made = await repo.create({ name: 'Logged' });
+    await repo.update(made.id, { size: 3 });
+    let failure: unknown;
+    await storage
+      .transaction(async (tx) => {
+        await tx.repository(gadgets).create({ name: 'Undone' });
+        throw new Error('undo');
+      })
+      .catch((error: unknown) => (failure = error));
+    expect(String(failure)).toMatch(/undo/);
+    await repo.delete(made.id);
+    const logged = (await changes.read(start, 10)) as Array<{
+      seq: number;
+      action: string;
+      record: Record<string, unknown>;
+    }>;
+    const [first, second, third] = logged as [(typeof logged)[0], (typeof logged)[0], (typeof logged)[0]];
+    expect(logged.map((change) => change.action)).toEqual(['created', 'updated', 'deleted']);
+    expect(logged.map((change) => change.record.name)).toEqual(['Logged', 'Logged', 'Logged']);
+    expect(second.record.size).toBe(3);
+    expect(events.map((event) => event.seq)).toEqual(logged.map((change) => change.seq));
+    expect(second.seq).toBeGreaterThan(first.seq);
+    expect(third.seq).toBeGreaterThan(second.seq);
+    const { head } = await changes.bounds();
+    expect(head).toBe(third.seq);
+    expect(await changes.trim(second.seq)).toBeGreaterThan(0);
+    expect(await changes.bounds()).toEqual({ head, floor: second.seq });
+    expect((await changes.read(0, 10)).map((change) => change.seq)).toEqual([head]);
+    await storage.close();
+  });
+
   it('creates the collections and seeds once; a migration with nothing to do changes nothing', async () => {
     const { storage, steps, repo } = await ready();
     expect(steps).toContain('gadgets:seed:1 records');

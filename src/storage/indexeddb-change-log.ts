@@ -1,0 +1,49 @@
+/** The change log in IndexedDB: a store of changes keyed by an auto-incremented seq, and its floor. */
+import type { Dexie } from 'dexie';
+import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../core/internal.js';
+
+/** The stores of the log, as Dexie declares them. */
+export const changeLogStores = { berth_changes: '++seq, at', berth_change_floor: 'id' } as const;
+
+type Lock = <R>(work: () => Promise<R>) => Promise<R>;
+
+/**
+ * Appends a change inside a transaction (which holds the write lock), and
+ * says how to undo it if the transaction fails. Writers take the lock one
+ * at a time, across the page and its Service Worker, so seqs are drawn in
+ * the order transactions end; an undone change leaves a gap, never a step
+ * back (IndexedDB's key generator never goes down).
+ */
+export async function appendChange(
+  database: () => Dexie,
+  entry: ChangeEntry,
+  undo: Array<() => Promise<unknown>>,
+): Promise<number> {
+  const table = database().table('berth_changes');
+  const seq = (await table.add({ ...entry, at: new Date().toISOString() })) as number;
+  undo.push(() => table.delete(seq));
+  return seq;
+}
+
+/** Reads, bounds and trims the log; each under the write lock, so no transaction's change is seen before it ends. */
+export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLogDriver {
+  const changes = () => database().table<LoggedChange, number>('berth_changes');
+  const floorOf = async (): Promise<number> =>
+    (await database().table<{ id: number; floor: number }, number>('berth_change_floor').get(1))?.floor ?? 0;
+  const headOf = async (): Promise<number> =>
+    Math.max((await changes().orderBy('seq').last())?.seq ?? 0, await floorOf());
+  return {
+    read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
+    bounds: () => lock(async () => ({ head: await headOf(), floor: await floorOf() })),
+    trim: (upTo) =>
+      lock(async () => {
+        const floor = await floorOf();
+        const cut = Math.min(upTo, await headOf());
+        if (cut <= floor) return 0;
+        const dropped = await changes().where('seq').belowOrEqual(cut).delete();
+        await database().table('berth_change_floor').put({ id: 1, floor: cut });
+        return dropped;
+      }),
+    seqAt: (time) => lock(async () => (await changes().where('at').belowOrEqual(time).last())?.seq ?? 0),
+  };
+}
