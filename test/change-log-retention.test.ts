@@ -27,7 +27,12 @@ describe('the change log’s retention', () => {
     const { logger, lines } = recordingLogger();
     let settings = { retentionMs: 1_000_000, maxChanges: 1000 };
     // "Now" is the cut plus the retention: the five old ones are older than it, the three new ones are not.
-    const kept = keepChangeLog(changes, () => settings, logger, () => cutTime + settings.retentionMs);
+    const kept = keepChangeLog(
+      changes,
+      () => settings,
+      logger,
+      () => cutTime + settings.retentionMs,
+    );
     try {
       expect(await kept.trim()).toBe(5);
       expect(await changes.bounds()).toEqual({ head, floor: head - 3 });
