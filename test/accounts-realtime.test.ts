@@ -76,6 +76,29 @@ describe('realtime follows the read rules', () => {
     for (const socket of [adaSocket, bobSocket, adminSocket, anonymous, forged]) socket.disconnect();
   });
 
+  it('a live query follows the list rule as GET does: each user’s result holds only their own notes', async () => {
+    const server = await startAccountsServer();
+    const { url } = server;
+    const ada = await signUp(url, 'ada@example.org');
+    const bob = await signUp(url, 'bob@example.org');
+    await call(url, 'POST', '/notes', { token: bob.token, json: { title: 'bob before' } });
+    const adaSocket = await socketIo(url, ada.token);
+    const anonymous = await socketIo(url);
+    const ack = await adaSocket.emitWithAck('subscribe', { topic: 'notes', query: 'sort=title&limit=10' });
+    expect(ack).toMatchObject({ ok: true, items: [] });
+    const refused = await anonymous.emitWithAck('subscribe', { topic: 'notes', query: 'limit=10' });
+    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('needs a signed-in caller') });
+    const entered: string[] = [];
+    adaSocket.on('notes:enter', (note: { title: string }) => entered.push(note.title));
+    await call(url, 'POST', '/notes', { token: bob.token, json: { title: 'bob after' } });
+    await call(url, 'POST', '/notes', { token: ada.token, json: { title: 'ada after' } });
+    await expect.poll(() => entered).toEqual(['ada after']);
+    await settle();
+    expect(entered).toEqual(['ada after']);
+    adaSocket.disconnect();
+    anonymous.disconnect();
+  });
+
   it('users’ own events carry no password hash; a revoked token stops its events and says why', async () => {
     const server = await startAccountsServer();
     const { url } = server;

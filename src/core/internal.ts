@@ -59,12 +59,15 @@ export { resourceRoutes } from './resource.js';
 export { concealPrivateConflict } from './private-conflict.js';
 export {
   parseListQuery,
+  parseListQueryString,
   filterableFields,
   operatorsOf,
   maxSortKeys,
   type ParsedListQuery,
 } from './list-query.js';
 export { createDataStore, type DataStoreOptions } from './data-store.js';
+export { listQueryFor } from './resource-policy.js';
+export { byKeys, compareValues, matches, testOf, type RecordTest } from './record-match.js';
 export { newRecordId } from './record-id.js';
 export { redactUrl } from './redact-url.js';
 export { judge, describeAccess, type Verdict } from './access.js';

@@ -14,6 +14,14 @@ export interface MessageEntry {
   data: string;
 }
 
+/** A subscribed client, and where each of its subscriptions stands in the change log. */
+export interface SubscriberEntry {
+  client: string;
+  /** `<via>:<id>` of its caller, null when anonymous. */
+  caller: string | null;
+  topics: Array<{ topic: string; seq: number; query?: string }>;
+}
+
 const keep = 50;
 
 interface RawMessage {
@@ -45,6 +53,8 @@ export class RealtimeMonitor {
   #next = 0;
   /** Messages since the start, by direction, for the metrics. */
   readonly messageCounts = { in: 0, out: 0 };
+  /** The subscribers, asked at each report (socket.io's subscriptions tell it theirs). */
+  subscribers: () => SubscriberEntry[] = () => [];
 
   connected(id: string, transport: string, address: string): void {
     this.#clients.set(id, { id, transport, address, connectedAt: new Date().toISOString() });
@@ -70,13 +80,18 @@ export class RealtimeMonitor {
   }
 
   /** Clients, and recent messages newest first. */
-  report(): { available: true; clients: ClientEntry[]; recent: MessageEntry[] } {
+  report(): {
+    available: true;
+    clients: ClientEntry[];
+    recent: MessageEntry[];
+    subscribers: SubscriberEntry[];
+  } {
     const recent: MessageEntry[] = [];
     for (let i = 1; i <= keep; i++) {
       const entry = this.#ring[(this.#next - i + keep) % keep];
       if (!entry) break;
       recent.push({ ...entry, at: new Date(entry.at).toISOString(), data: describe(entry.data) });
     }
-    return { available: true, clients: [...this.#clients.values()], recent };
+    return { available: true, clients: [...this.#clients.values()], recent, subscribers: this.subscribers() };
   }
 }

@@ -9,6 +9,7 @@ import {
   type Logger,
   type Mode,
   type RealtimeBridge,
+  type Storage,
 } from '../core/internal.js';
 import { ConnectionLimiter } from './limits.js';
 import { answerWithoutUpgrade } from './upgrade-as-request.js';
@@ -78,6 +79,8 @@ export async function createNodeRealtime(
     authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
     /** The app's change log: events are delivered from it, and subscribers may resume. */
     changes?: ChangeLogDriver;
+    /** The app's storage, which live queries read their results from (with the log). */
+    storage?: Storage;
     /** Fan events out through Redis to every instance sharing it. */
     redisUrl?: string;
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
@@ -124,6 +127,7 @@ export async function createNodeRealtime(
       const socketIo = createSocketIoServer({
         ...(adapter ? { adapter } : {}),
         ...(context.changes && bounds ? { log: { changes: context.changes, head: bounds.head } } : {}),
+        ...(context.storage ? { live: { collections: app.collections, storage: context.storage } } : {}),
         path,
         channels: app.channels,
         topics: app.topics,

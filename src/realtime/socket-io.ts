@@ -9,6 +9,8 @@ import {
   type ChangeEvent,
   type ChangeLogDriver,
   type ChannelDefinition,
+  type CollectionDefinition,
+  type Storage,
   type ChannelMessage,
   type TokenCredential,
   type EventBus,
@@ -19,6 +21,7 @@ import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import { closingEvent, createSubscriptions } from './subscriptions.js';
 import { followLog } from './log-tail.js';
+import { createLiveQueries } from './live-queries.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {
@@ -52,17 +55,27 @@ export interface SocketIoOptions {
    * resume from a seq. Without it, each event as its write published it.
    */
   log?: { changes: ChangeLogDriver; head: number };
+  /** The app's collections and storage, for live queries (with the log). */
+  live?: { collections: readonly CollectionDefinition[]; storage: Storage };
 }
 
-/** What a client sends to subscribe: a topic's name, or `{ topic, since }` to replay what it missed first. */
-type SubscribeRequest = { topic: string; since?: number };
+/**
+ * What a client sends to subscribe: a topic's name, `{ topic, since }` to
+ * replay what it missed first, or `{ topic, query }` for a live query.
+ */
+type SubscribeRequest = { topic: string; since?: number; query?: string };
 
 /** A subscribe's argument, read: the request, or what is wrong with it. */
 function subscribeRequest(value: unknown): SubscribeRequest | { error: string } {
   if (typeof value === 'string') return { topic: value };
   if (typeof value !== 'object' || value === null || typeof (value as { topic?: unknown }).topic !== 'string')
-    return { error: "send a topic's name, or { topic, since }" };
-  const { topic, since } = value as { topic: string; since?: unknown };
+    return { error: "send a topic's name, or { topic, since }, or { topic, query }" };
+  const { topic, since, query } = value as { topic: string; since?: unknown; query?: unknown };
+  if (query !== undefined && typeof query !== 'string')
+    return {
+      error: `query must be a list's query string (status=open&sort=-due&limit=20), not ${JSON.stringify(query)}`,
+    };
+  if (typeof query === 'string') return { topic, query };
   if (since === undefined) return { topic };
   if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
     return {
@@ -181,8 +194,31 @@ export function createSocketIoServer(options: SocketIoOptions) {
     logger,
     ...(options.log ? { changes: options.log.changes } : {}),
   });
+  options.monitor.subscribers = () => {
+    const report = subscriptions.report();
+    const byClient = new Map(report.map((entry) => [entry.client, entry]));
+    for (const [socket, queries] of live?.sockets() ?? []) {
+      let entry = byClient.get(socket.id);
+      if (!entry) report.push((entry = { client: socket.id, caller: queries.caller, topics: [] }));
+      for (const { topic, query } of queries.list)
+        entry.topics.push({ topic, seq: tail?.position ?? 0, query });
+    }
+    return report;
+  };
+  const live =
+    options.log && options.live
+      ? createLiveQueries({ topics: options.topics, ...options.live, logger })
+      : undefined;
   const tail = options.log
-    ? followLog(options.log.changes, options.log.head, (event) => subscriptions.deliver(event), logger)
+    ? followLog(
+        options.log.changes,
+        options.log.head,
+        (event) => {
+          subscriptions.deliver(event);
+          live?.deliver(event);
+        },
+        logger,
+      )
     : undefined;
 
   /** Tells the client why, then closes its connection. */
@@ -290,6 +326,20 @@ export function createSocketIoServer(options: SocketIoOptions) {
                 : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
         });
       }
+      if (request.query !== undefined) {
+        if (!tail || !live)
+          return answer({ ok: false, error: 'this server keeps no change log: live queries need one' });
+        const { ack, start } = await live.subscribe(
+          socket,
+          caller ?? undefined,
+          topic,
+          request.query,
+          () => tail.position,
+        );
+        answer(ack);
+        start?.();
+        return;
+      }
       if (!tail) {
         if (since !== undefined)
           return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
@@ -318,10 +368,15 @@ export function createSocketIoServer(options: SocketIoOptions) {
       subscriptions.subscribe(socket, topic, caller ?? undefined, seq, since);
       answer({ ok: true, topic, seq });
     });
-    socket.on('unsubscribe', (topic: unknown) => {
-      if (typeof topic === 'string') subscriptions.unsubscribe(socket, topic);
+    socket.on('unsubscribe', (given: unknown) => {
+      if (typeof given === 'string') subscriptions.unsubscribe(socket, given);
+      const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
+      if (typeof topic === 'string' && typeof query === 'string') live?.unsubscribe(socket, topic, query);
     });
-    socket.on('disconnect', () => subscriptions.drop(socket));
+    socket.on('disconnect', () => {
+      subscriptions.drop(socket);
+      live?.drop(socket);
+    });
   });
 
   // With the log, every instance's subscribers get its changes in its order: this instance's writes poke the

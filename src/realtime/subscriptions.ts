@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import type { SubscriberEntry } from './monitor.js';
 import {
   judge,
   type Authenticator,
@@ -274,6 +275,14 @@ export function createSubscriptions(options: SubscriptionOptions) {
           enqueue(socket, standing, () => send(socket, standing, event, rules));
         else send(socket, standing, event, rules);
       }
+    },
+    /** Each subscriber and where its subscriptions stand, for the admin monitor. */
+    report(): SubscriberEntry[] {
+      return [...standings].map(([socket, standing]) => ({
+        client: socket.id,
+        caller: standing.caller ? `${standing.caller.via}:${standing.caller.id}` : null,
+        topics: [...standing.topics].map((topic) => ({ topic, seq: standing.cursors.get(topic) ?? 0 })),
+      }));
     },
     /** Credentials were reloaded (a new admin token): every subscriber's caller is checked again now. */
     recheckAll(): void {

@@ -15,46 +15,7 @@ import {
   type Row,
 } from '../core/internal.js';
 import { perKeptQuery } from '../core/list-query.js';
-
-/** SQLite's order: NULL before any value, then numbers and text by value. */
-const compare = (a: unknown, b: unknown): number => {
-  if (a === b) return 0;
-  if (a === null || a === undefined) return -1;
-  if (b === null || b === undefined) return 1;
-  return a < b ? -1 : 1;
-};
-
-/**
- * One condition, as the SQL drivers evaluate it: comparing with NULL is
- * never true. `contains` is membership for an array (a multi-valued enum's
- * value: the only filterable kind whose values are arrays), else a
- * case-insensitive substring.
- */
-export function matches(row: Record<string, unknown>, condition: Condition): boolean {
-  const value = row[condition.field] ?? null;
-  const wanted = condition.value;
-  if (condition.op === 'contains') {
-    if (Array.isArray(value)) return value.includes(wanted);
-    return value !== null && String(value).toLowerCase().includes(String(wanted).toLowerCase());
-  }
-  if (wanted === null)
-    return condition.op === 'ne' ? value !== null : condition.op === 'eq' && value === null;
-  if (value === null) return false;
-  switch (condition.op) {
-    case 'eq':
-      return value === wanted;
-    case 'ne':
-      return value !== wanted;
-    case 'gt':
-      return (value as number) > (wanted as number);
-    case 'gte':
-      return (value as number) >= (wanted as number);
-    case 'lt':
-      return (value as number) < (wanted as number);
-    case 'lte':
-      return (value as number) <= (wanted as number);
-  }
-}
+import { byKeys, testOf } from '../core/record-match.js';
 
 /**
  * A copy's rows in each order lists asked for, by order: kept while the copy
@@ -102,13 +63,7 @@ function plan(collection: CollectionDefinition, columns: ReadonlySet<string>, qu
   for (const order of query.orderBy ?? []) check(order.field);
 
   const order = orderOf(query);
-  const byOrder = (a: Row, b: Row): number => {
-    for (const { field, direction } of order) {
-      const result = compare(a[field], b[field]);
-      if (result !== 0) return direction === 'desc' ? -result : result;
-    }
-    return 0;
-  };
+  const byOrder = byKeys(order);
   const searchable = query.search ? (query.searchIn ?? collection.searchable) : [];
   const searching = Boolean(query.search && (searchable.length || query.searchIn));
   return {
@@ -121,21 +76,6 @@ function plan(collection: CollectionDefinition, columns: ReadonlySet<string>, qu
     searching,
     filtered: where.length > 0 || searching,
   };
-}
-
-/** Whether a record meets a plan's conditions and free text, exactly as the SQL drivers decide. */
-export function testOf(
-  plan: Pick<ListPlan, 'where' | 'searchable' | 'search' | 'searching'>,
-): (row: Record<string, unknown>) => boolean {
-  const { where, searchable, search, searching } = plan;
-  return (row) =>
-    where.every((condition) => matches(row, condition)) &&
-    (!searching ||
-      searchable.some((field) =>
-        String(row[field] ?? '')
-          .toLowerCase()
-          .includes(search),
-      ));
 }
 
 /**

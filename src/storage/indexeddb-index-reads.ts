@@ -8,7 +8,8 @@ import {
 } from '../core/internal.js';
 import { common, findLimit, finding, type Source } from './indexeddb-index-find.js';
 import { walking } from './indexeddb-index-walk.js';
-import { listRows, planOf, testOf } from './in-memory-query.js';
+import { listRows, planOf } from './in-memory-query.js';
+import { testOf } from '../core/record-match.js';
 import { intersect, rangeOf, readerOf, type IndexScope, type Reader } from './indexeddb-requests.js';
 import { indexableLength, orderIndexesOf, rowOf, searchStoreOf, trigramsOf } from './indexeddb-schema.js';
 

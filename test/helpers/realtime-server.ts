@@ -49,6 +49,7 @@ export async function startRealtimeServer(
     path: realtimePath,
     events,
     ...(storage.changes ? { changes: storage.changes } : {}),
+    storage,
     logger,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     mode,

@@ -76,6 +76,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         path: realtimePath,
         events,
         ...(storage.changes ? { changes: storage.changes } : {}),
+        storage,
         logger,
         mode: settings.mode.value,
         settings: realtimeSettingsOf(settings),

@@ -1,0 +1,404 @@
+/**
+ * Live queries: a subscriber's list query (`status=open&sort=-due&limit=20`),
+ * kept up to date from the change log. The result is sent once (the ack's
+ * `items`); then `<topic>:enter`, `:change` and `:leave` say how it moves.
+ */
+import type { Socket } from 'socket.io';
+import {
+  BerthError,
+  byKeys,
+  judge,
+  listQueryFor,
+  orderOf,
+  parseListQueryString,
+  testOf,
+  type Caller,
+  type ChangeEvent,
+  type CollectionDefinition,
+  type ListQuery,
+  type Logger,
+  type Storage,
+  type Topic,
+} from '../core/internal.js';
+
+/** Live queries one client may hold at once. */
+export const maxLiveQueriesPerClient = 20;
+/** The largest result a live query keeps (its `limit`). */
+export const maxLiveLimit = 100;
+
+type AnyRecord = Record<string, unknown> & { id: string };
+
+/** One client's live query, and the result it was last told of. */
+interface LiveQuery {
+  socket: Socket;
+  caller: Caller | undefined;
+  topic: string;
+  /** The query string as the client sent it: the subscription's name in its events. */
+  query: string;
+  listQuery: ListQuery;
+  limit: number;
+  test: (record: Record<string, unknown>) => boolean;
+  byOrder: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
+  /** The result, in order, as stored (each sent as the caller may see it). */
+  items: AnyRecord[];
+  /** The one equality condition it is indexed under, when it has one. */
+  key: string | undefined;
+  /** Changes that came while its first result was read, applied once it is sent. */
+  pending: ChangeEvent[] | undefined;
+  /** Its changes apply one after another (a refill reads the database). */
+  queue: Promise<void>;
+}
+
+/** A collection's live queries, indexed so that a write looks only at those it can concern. */
+interface Index {
+  /** By an equality condition's field and value: a record is looked up by its own values. */
+  byValue: Map<string, Set<LiveQuery>>;
+  /** The fields that some live query is indexed by. */
+  fields: Map<string, number>;
+  /** Those with no equality condition: every change of the collection is tested against them. */
+  scanned: Set<LiveQuery>;
+  /** By the ids in their results: only these can lose a record. */
+  members: Map<string, Set<LiveQuery>>;
+}
+
+const keyOf = (field: string, value: unknown): string => `${field}\u0000${JSON.stringify(value)}`;
+
+export interface LiveQueryOptions {
+  topics: ReadonlyMap<string, Topic>;
+  collections: readonly CollectionDefinition[];
+  storage: Storage;
+  logger: Logger;
+}
+
+export type LiveAck =
+  | { ok: true; topic: string; query: string; seq: number; items: Record<string, unknown>[] }
+  | { ok: false; error: string; errors?: unknown };
+
+/** A live query's answer to its subscribe, and what to call once the answer has gone (its changes start). */
+export interface LiveStart {
+  ack: LiveAck;
+  start?: () => void;
+}
+
+export function createLiveQueries(options: LiveQueryOptions) {
+  const { topics, logger } = options;
+  const collections = new Map(options.collections.map((collection) => [collection.name, collection]));
+  const indexes = new Map<string, Index>();
+  const bySocket = new Map<Socket, Map<string, LiveQuery>>();
+  let count = 0;
+
+  const indexOf = (topic: string): Index => {
+    let index = indexes.get(topic);
+    if (!index)
+      indexes.set(
+        topic,
+        (index = { byValue: new Map(), fields: new Map(), scanned: new Set(), members: new Map() }),
+      );
+    return index;
+  };
+  const join = (index: Index, id: string, live: LiveQuery): void => {
+    let set = index.members.get(id);
+    if (!set) index.members.set(id, (set = new Set()));
+    set.add(live);
+  };
+  const part = (index: Index, id: string, live: LiveQuery): void => {
+    const set = index.members.get(id);
+    if (!set) return;
+    set.delete(live);
+    if (set.size === 0) index.members.delete(id);
+  };
+  const nameOf = (topic: string, query: string) => `${topic}?${query}`;
+
+  const remove = (live: LiveQuery): void => {
+    const index = indexOf(live.topic);
+    if (live.key !== undefined) {
+      const set = index.byValue.get(live.key);
+      set?.delete(live);
+      if (set?.size === 0) index.byValue.delete(live.key);
+      const field = live.key.slice(0, live.key.indexOf('\u0000'));
+      const uses = (index.fields.get(field) ?? 1) - 1;
+      if (uses === 0) index.fields.delete(field);
+      else index.fields.set(field, uses);
+    } else index.scanned.delete(live);
+    for (const item of live.items) part(index, item.id, live);
+    live.items = [];
+    count--;
+  };
+
+  const seen = (live: LiveQuery, record: Record<string, unknown>) =>
+    topics.get(live.topic)!.presentTo(record, live.caller);
+  const emit = (
+    live: LiveQuery,
+    what: 'enter' | 'change' | 'leave',
+    payload: unknown,
+    seq: number | undefined,
+  ) => live.socket.emit(`${live.topic}:${what}`, payload, { seq, query: live.query });
+
+  /** The result as the database has it now, as this caller may list it. */
+  const read = async (live: LiveQuery): Promise<AnyRecord[]> => {
+    const collection = collections.get(live.topic)!;
+    const { items } = await options.storage
+      .as(live.caller)
+      .repository(collection)
+      .list({ ...live.listQuery, limit: live.limit });
+    return items.map((item) => collection.present(item as never) as AnyRecord);
+  };
+
+  /** Reads the result again and tells the client what differs (a record left and the next one is pulled in). */
+  const refill = async (live: LiveQuery, seq: number | undefined): Promise<void> => {
+    const index = indexOf(live.topic);
+    const fresh = await read(live);
+    const before = new Map(live.items.map((item) => [item.id, item]));
+    const after = new Set(fresh.map((item) => item.id));
+    for (const item of live.items) {
+      if (after.has(item.id)) continue;
+      part(index, item.id, live);
+      emit(live, 'leave', { id: item.id }, seq);
+    }
+    for (const item of fresh) {
+      const was = before.get(item.id);
+      if (!was) {
+        join(index, item.id, live);
+        emit(live, 'enter', seen(live, item), seq);
+      } else if (was.updatedAt !== item.updatedAt) emit(live, 'change', seen(live, item), seq);
+    }
+    live.items = fresh;
+  };
+
+  /** One change, applied to one live query's result. */
+  const apply = async (live: LiveQuery, event: ChangeEvent): Promise<void> => {
+    if (!bySocket.get(live.socket)?.has(nameOf(live.topic, live.query))) return;
+    const index = indexOf(live.topic);
+    const rules = topics.get(live.topic)!;
+    const id = event.record.id;
+    const record = event.action === 'deleted' ? undefined : (event.record as AnyRecord);
+    const matches =
+      record !== undefined &&
+      live.test(record) &&
+      judge(rules.read, live.caller, record, rules.ownership).allowed;
+    const at = live.items.findIndex((item) => item.id === id);
+    const full = live.items.length >= live.limit;
+    if (at < 0) {
+      if (!matches) return;
+      const last = live.items[live.items.length - 1];
+      // Past the end of a full result: not in it.
+      if (full && last && live.byOrder(record, last) > 0) return;
+      insert(live, record);
+      join(index, id, live);
+      emit(live, 'enter', seen(live, record), event.seq);
+      if (live.items.length > live.limit) {
+        const pushed = live.items.pop()!;
+        part(index, pushed.id, live);
+        emit(live, 'leave', { id: pushed.id }, event.seq);
+      }
+      return;
+    }
+    live.items.splice(at, 1);
+    if (!matches) {
+      part(index, id, live);
+      emit(live, 'leave', { id }, event.seq);
+      // A full result that lost one pulls the next in from the database.
+      if (full) await refill(live, event.seq);
+      return;
+    }
+    const moved = insert(live, record);
+    // It went to the end of a full result: a record it passed may lie beyond, which only the database knows.
+    if (full && moved === live.items.length - 1 && moved !== at) {
+      emit(live, 'change', seen(live, record), event.seq);
+      await refill(live, event.seq);
+      return;
+    }
+    emit(live, 'change', seen(live, record), event.seq);
+  };
+
+  /** Puts a record in its place in the result; answers where. */
+  const insert = (live: LiveQuery, record: AnyRecord): number => {
+    let low = 0;
+    let high = live.items.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (live.byOrder(live.items[middle]!, record) < 0) low = middle + 1;
+      else high = middle;
+    }
+    live.items.splice(low, 0, record);
+    return low;
+  };
+
+  const enqueue = (live: LiveQuery, event: ChangeEvent): void => {
+    live.queue = live.queue
+      .then(() => apply(live, event))
+      .catch((error: unknown) => {
+        // Never a silent gap: the client is told its result may be wrong and is unsubscribed.
+        logger.warn(
+          { socket: live.socket.id, topic: live.topic, err: error },
+          `realtime: a live query could not follow a change: ${(error as Error).message}`,
+        );
+        const name = nameOf(live.topic, live.query);
+        if (bySocket.get(live.socket)?.get(name) === live) {
+          bySocket.get(live.socket)!.delete(name);
+          remove(live);
+        }
+        live.socket.emit('berth:error', {
+          code: 503,
+          topic: live.topic,
+          query: live.query,
+          reason: `the live query could not follow a change: unsubscribed; subscribe again`,
+        });
+      });
+  };
+
+  return {
+    /** Starts a live query: its first result, at `seq` (the log's position when it was read). */
+    async subscribe(
+      socket: Socket,
+      caller: Caller | undefined,
+      topic: string,
+      query: string,
+      position: () => number,
+    ): Promise<LiveStart> {
+      const refused = (error: string, errors?: unknown): LiveStart => ({
+        ack: { ok: false, error, ...(errors ? { errors } : {}) },
+      });
+      const collection = collections.get(topic);
+      const rules = topics.get(topic);
+      if (!collection || !rules) return refused(`unknown topic ${JSON.stringify(topic)}`);
+      const mine = bySocket.get(socket) ?? new Map<string, LiveQuery>();
+      const name = nameOf(topic, query);
+      if (!mine.has(name) && mine.size >= maxLiveQueriesPerClient) {
+        return refused(
+          `a client holds at most ${maxLiveQueriesPerClient} live queries: unsubscribe one first`,
+        );
+      }
+      let parsed;
+      try {
+        parsed = parseListQueryString(collection, query.startsWith('?') ? query.slice(1) : query);
+        if (parsed.cursor !== undefined || parsed.offset > 0)
+          throw new BerthError('BERTH_VALIDATION_FAILED', 'a live query starts at the first record', {
+            errors: [{ path: 'query', message: 'leave out cursor and offset: a live query has no pages' }],
+          });
+        if (parsed.limit > maxLiveLimit)
+          throw new BerthError(
+            'BERTH_VALIDATION_FAILED',
+            `a live query keeps at most ${maxLiveLimit} records`,
+            {
+              errors: [{ path: 'query.limit', message: `use a limit of at most ${maxLiveLimit}` }],
+            },
+          );
+      } catch (error) {
+        if (!(error instanceof BerthError)) throw error;
+        return refused(error.message, error.errors);
+      }
+      const verdict = judge(rules.list, caller, undefined, rules.ownership, true);
+      if (!verdict.allowed) return refused(`this caller may not list ${topic}`);
+      let listQuery: ListQuery;
+      try {
+        listQuery = listQueryFor(collection, parsed.query, caller, verdict);
+      } catch (error) {
+        if (!(error instanceof BerthError)) throw error;
+        return refused(error.message);
+      }
+      const where = listQuery.where ?? [];
+      const searchable = listQuery.search ? (listQuery.searchIn ?? collection.searchable) : [];
+      const equality = where.find((condition) => condition.op === 'eq' && condition.value !== null);
+      const live: LiveQuery = {
+        socket,
+        caller,
+        topic,
+        query,
+        listQuery,
+        limit: parsed.limit,
+        test: testOf({
+          where,
+          searchable,
+          search: listQuery.search?.toLowerCase() ?? '',
+          searching: Boolean(listQuery.search && (searchable.length || listQuery.searchIn)),
+        }),
+        byOrder: byKeys(orderOf(listQuery)),
+        items: [],
+        key: equality ? keyOf(equality.field, equality.value) : undefined,
+        pending: [],
+        queue: Promise.resolve(),
+      };
+      // The same query again replaces the one it had.
+      const previous = mine.get(name);
+      if (previous) remove(previous);
+      mine.set(name, live);
+      bySocket.set(socket, mine);
+      count++;
+      const index = indexOf(topic);
+      if (live.key !== undefined) {
+        let set = index.byValue.get(live.key);
+        if (!set) index.byValue.set(live.key, (set = new Set()));
+        set.add(live);
+        index.fields.set(equality!.field, (index.fields.get(equality!.field) ?? 0) + 1);
+      } else index.scanned.add(live);
+      // Registered before its first result is read: what changes meanwhile waits in `pending`, applied after.
+      const seq = position();
+      try {
+        live.items = await read(live);
+      } catch (error) {
+        mine.delete(name);
+        remove(live);
+        throw error;
+      }
+      for (const item of live.items) join(index, item.id, live);
+      return {
+        ack: { ok: true, topic, query, seq, items: live.items.map((item) => seen(live, item)) },
+        // Once the ack has gone: the changes that came while the result was read (some already in it), then live.
+        start: () => {
+          const waiting = live.pending ?? [];
+          live.pending = undefined;
+          for (const event of waiting) enqueue(live, event);
+        },
+      };
+    },
+    unsubscribe(socket: Socket, topic: string, query: string): void {
+      const mine = bySocket.get(socket);
+      const live = mine?.get(nameOf(topic, query));
+      if (!live) return;
+      mine!.delete(nameOf(topic, query));
+      remove(live);
+    },
+    drop(socket: Socket): void {
+      const mine = bySocket.get(socket);
+      if (!mine) return;
+      for (const live of mine.values()) remove(live);
+      bySocket.delete(socket);
+    },
+    /** A change from the log, in its order: to the live queries it can concern, and to no other. */
+    deliver(event: ChangeEvent): void {
+      const index = indexes.get(event.topic);
+      if (!index) return;
+      const concerned = new Set<LiveQuery>(index.members.get(event.record.id));
+      if (event.action !== 'deleted') {
+        const record = event.record as Record<string, unknown>;
+        for (const field of index.fields.keys()) {
+          const set = index.byValue.get(keyOf(field, record[field] ?? null));
+          if (set) for (const live of set) concerned.add(live);
+        }
+        for (const live of index.scanned) concerned.add(live);
+      }
+      for (const live of concerned) {
+        if (live.pending) live.pending.push(event);
+        else enqueue(live, event);
+      }
+    },
+    /** Each client's live queries, for the admin monitor. */
+    *sockets(): Iterable<[Socket, { caller: string | null; list: Array<{ topic: string; query: string }> }]> {
+      for (const [socket, mine] of bySocket) {
+        const list = [...mine.values()];
+        const caller = list[0]?.caller;
+        yield [
+          socket,
+          {
+            caller: caller ? `${caller.via}:${caller.id}` : null,
+            list: list.map(({ topic, query }) => ({ topic, query })),
+          },
+        ];
+      }
+    },
+    get count(): number {
+      return count;
+    },
+  };
+}

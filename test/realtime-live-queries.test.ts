@@ -1,0 +1,149 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import { defineCollection, defineModule, field } from '../src/core/internal.js';
+import { adminToken } from './helpers/in-process.js';
+import { startRealtimeServer } from './helpers/realtime-server.js';
+
+const tasks = defineCollection({
+  name: 'tasks',
+  fields: {
+    title: field.text({ searchable: true }),
+    status: field.enum(['open', 'done'], { default: 'open', indexed: true }),
+    due: field.integer({ indexed: true }),
+  },
+  access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+});
+const tasksModule = defineModule({ name: 'tasks', collections: [tasks] });
+
+type Task = { id: string; title: string; status: string; due: number };
+type Ack = { ok: boolean; seq?: number; query?: string; items?: Task[]; error?: string; errors?: unknown };
+
+async function connected(url: string): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise<void>((done, fail) => {
+    socket.once('connect', () => done());
+    socket.once('connect_error', fail);
+  });
+  return socket;
+}
+
+const call = async (url: string, method: string, path: string, body?: object) => {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return response.status === 204 ? undefined : ((await response.json()) as Task);
+};
+
+/** A client's copy of a live result, kept as the protocol says: sorted by -due, then id, cut to the limit. */
+function follow(socket: Socket, query: string, limit: number) {
+  const state = { items: [] as Task[], events: [] as string[] };
+  const order = (a: Task, b: Task) => b.due - a.due || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const mine = (meta: { query: string }) => meta.query === query;
+  socket.on('tasks:enter', (task: Task, meta: { query: string; seq: number }) => {
+    if (!mine(meta)) return;
+    state.events.push(`enter ${task.title}`);
+    // Not cut here: the server says which record the new one pushes out (its leave follows).
+    state.items = [...state.items.filter((item) => item.id !== task.id), task].sort(order);
+    expect(state.items.length).toBeLessThanOrEqual(limit + 1);
+  });
+  socket.on('tasks:change', (task: Task, meta: { query: string }) => {
+    if (!mine(meta)) return;
+    state.events.push(`change ${task.title}`);
+    state.items = state.items.map((item) => (item.id === task.id ? task : item)).sort(order);
+  });
+  socket.on('tasks:leave', ({ id }: { id: string }, meta: { query: string }) => {
+    if (!mine(meta)) return;
+    const gone = state.items.find((item) => item.id === id);
+    state.events.push(`leave ${gone?.title ?? id}`);
+    state.items = state.items.filter((item) => item.id !== id);
+  });
+  return state;
+}
+
+describe('live queries', () => {
+  it('the ack is the result at its seq; records enter, change within and leave it, and the next one is pulled in at the limit', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    for (const [title, due] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ] as const)
+      await call(server.url, 'POST', '/tasks', { title, due });
+    await call(server.url, 'POST', '/tasks', { title: 'closed', due: 10, status: 'done' });
+    const socket = await connected(server.url);
+    const query = 'status=open&sort=-due&limit=3';
+    const state = follow(socket, query, 3);
+    const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+    expect(ack).toMatchObject({ ok: true, query, seq: expect.any(Number) });
+    expect(ack.items!.map((task) => task.title)).toEqual(['d', 'c', 'b']);
+    state.items = ack.items!;
+    const http = async () =>
+      ((await (await fetch(`${server.url}/tasks?${query}`)).json()) as { items: Task[] }).items.map(
+        (task) => task.title,
+      );
+    const same = async () => {
+      await expect.poll(() => state.items.map((task) => task.title)).toEqual(await http());
+    };
+
+    // A new record at the top pushes the last one out.
+    const e = (await call(server.url, 'POST', '/tasks', { title: 'e', due: 5 }))!;
+    await expect.poll(() => state.events).toEqual(['enter e', 'leave b']);
+    await same();
+    // One below the cut: nothing.
+    await call(server.url, 'POST', '/tasks', { title: 'low', due: 0 });
+    // A change within the result.
+    await call(server.url, 'PATCH', `/tasks/${e.id}`, { title: 'e!' });
+    await expect.poll(() => state.events.at(-1)).toBe('change e!');
+    // A record that stops matching leaves, and the next one (b) is pulled in from the database.
+    await call(server.url, 'PATCH', `/tasks/${e.id}`, { status: 'done' });
+    await expect.poll(() => state.events.slice(-2)).toEqual(['leave e!', 'enter b']);
+    await same();
+    // A record that newly matches enters; a delete leaves.
+    const closed = (
+      (await (await fetch(`${server.url}/tasks?status=done&title=closed`)).json()) as { items: Task[] }
+    ).items[0]!;
+    await call(server.url, 'PATCH', `/tasks/${closed.id}`, { status: 'open' });
+    await expect.poll(() => state.events.slice(-2)).toEqual(['enter closed', 'leave b']);
+    await call(server.url, 'DELETE', `/tasks/${closed.id}`);
+    await expect.poll(() => state.events.slice(-2)).toEqual(['leave closed', 'enter b']);
+    await same();
+    // A record that moves down past the cut leaves, and the one it passed enters.
+    const d = ack.items!.find((task) => task.title === 'd')!;
+    await call(server.url, 'PATCH', `/tasks/${d.id}`, { due: -1 });
+    await expect.poll(() => state.items.map((task) => task.title)).toEqual(['c', 'b', 'a']);
+    await same();
+    socket.disconnect();
+  });
+
+  it('a bad query is refused as GET refuses it; cursors, offsets and large limits too; a write looks only at live queries it can concern', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = await connected(server.url);
+    const refused = (await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'colour=red' })) as Ack;
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatch(/failed validation/);
+    expect(JSON.stringify(refused.errors)).toMatch(/colour/);
+    expect(
+      ((await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'offset=5' })) as Ack).error,
+    ).toMatch(/starts at the first record/);
+    const large = (await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'limit=500' })) as Ack;
+    expect(large.ok).toBe(false);
+    expect(JSON.stringify(large.errors)).toMatch(/limit/);
+    expect(((await socket.emitWithAck('subscribe', { topic: 'tasks', query: 5 })) as Ack).error).toMatch(
+      /query must be a list's query string/,
+    );
+    // Many live queries on other values: a write to one value reaches only its own.
+    const states: Array<ReturnType<typeof follow>> = [];
+    for (let i = 0; i < 15; i++) {
+      const query = `title=t${i}&limit=5`;
+      states.push(follow(socket, query, 5));
+      expect(((await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack).ok).toBe(true);
+    }
+    await call(server.url, 'POST', '/tasks', { title: 't7', due: 1 });
+    await expect.poll(() => states[7]!.events).toEqual(['enter t7']);
+    expect(states.filter((state) => state.events.length > 0)).toHaveLength(1);
+    socket.disconnect();
+  });
+});
