@@ -31,7 +31,7 @@ export function withBerthModules(
   const described = () => holder.app!;
   const composed = extendApp(app, {
     before: [
-      ...(docs === false ? [] : [createDocsModule(described)]),
+      ...(docs === false ? [] : [createDocsModule(described, options.realtimePath)]),
       ...(admin === false || options.admin === false ? [] : [createAdminModule(described)]),
       // A project that answers /healthz itself keeps its own.
       ...(app.routes.some(({ route }) => route.path === '/healthz' || route.path === '/readyz')

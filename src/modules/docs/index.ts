@@ -1,9 +1,10 @@
 import type { RegisteredRoute } from '../../core/app.js';
 import { defineModule, type ModuleDefinition } from '../../core/module.js';
 import { generateOpenApi } from '../../core/openapi.js';
+import { generateAsyncApi, type AsyncApiApp } from '../../core/asyncapi.js';
 import { defineRoute } from '../../core/route.js';
 
-export interface DocumentedApp {
+export interface DocumentedApp extends AsyncApiApp {
   name: string;
   version: string;
   description?: string;
@@ -16,8 +17,9 @@ export interface DocumentedApp {
  * own included. Its `servers` entry is where this server listens (relative
  * `/` where it has no address of its own, as in a page).
  */
-export function createDocsModule(app: () => DocumentedApp): ModuleDefinition {
+export function createDocsModule(app: () => DocumentedApp, realtimePath?: string): ModuleDefinition {
   const documents = new Map<string, string>();
+  const asyncDocuments = new Map<string, string>();
   return defineModule({
     name: 'docs',
     description: 'The API reference of this server.',
@@ -41,6 +43,33 @@ export function createDocsModule(app: () => DocumentedApp): ModuleDefinition {
           });
         },
       }),
+      ...(realtimePath === undefined
+        ? []
+        : [
+            defineRoute({
+              method: 'GET',
+              path: '/docs/asyncapi',
+              summary: 'The AsyncAPI 3.0 document of the realtime API',
+              description:
+                'The events of the change log and of live queries, the subscribe messages and the channels, over socket.io and plain WebSockets.',
+              docs: {
+                successContent: { type: 'application/json', description: 'An AsyncAPI 3.0 document.' },
+              },
+              handler: ({ services }) => {
+                const url = services.runtime.url ?? '';
+                let document = asyncDocuments.get(url);
+                if (!document) {
+                  document = JSON.stringify(
+                    generateAsyncApi(app(), { realtimePath, ...(url ? { url } : {}) }),
+                  );
+                  asyncDocuments.set(url, document);
+                }
+                return new Response(document, {
+                  headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
+                });
+              },
+            }),
+          ]),
     ],
   });
 }

@@ -1,0 +1,213 @@
+/**
+ * The AsyncAPI 3.0 document of an app's realtime API, from the same
+ * declarations as its OpenAPI document: each collection's events (changes,
+ * live queries), the subscribe messages, and each channel (over socket.io
+ * and as a plain WebSocket), with their payloads' JSON Schemas.
+ */
+import type { ChannelDefinition } from './channel.js';
+import type { CollectionDefinition } from './collection.js';
+import { toJsonSchema, type JsonSchema } from './json-schema.js';
+
+export interface AsyncApiApp {
+  name: string;
+  version: string;
+  description?: string;
+  collections: readonly CollectionDefinition[];
+  channels: readonly ChannelDefinition[];
+}
+
+type Document = Record<string, unknown>;
+
+/** A JSON Schema as AsyncAPI's schema object takes it (draft-07 based: no `$schema` of another draft). */
+const schemaOf = (schema: JsonSchema): JsonSchema => {
+  const { $schema: _, ...rest } = schema as JsonSchema & { $schema?: string };
+  return rest;
+};
+
+/** socket.io sends an event's arguments; the payload is their array, in order (a tuple). */
+const args = (...items: JsonSchema[]): JsonSchema => ({
+  type: 'array',
+  items,
+  minItems: items.length,
+  maxItems: items.length,
+});
+
+const seqMeta: JsonSchema = {
+  type: 'object',
+  required: ['seq'],
+  properties: { seq: { type: 'integer', minimum: 1, description: 'Its place in the change log.' } },
+};
+const liveMeta: JsonSchema = {
+  type: 'object',
+  required: ['seq', 'query'],
+  properties: {
+    seq: { type: 'integer', minimum: 1 },
+    query: { type: 'string', description: 'The live query it belongs to, as the client sent it.' },
+  },
+};
+const message: JsonSchema = {
+  description: 'Text, or bytes for a binary frame.',
+  anyOf: [{ type: 'string' }, { type: 'object', description: 'binary' }],
+};
+/** Over socket.io a channel's answer keeps its type: text, bytes, or a number. */
+const answer: JsonSchema = {
+  description: 'A message (text, or bytes), or the channel’s answer (text, bytes or a number).',
+  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'object', description: 'binary' }],
+};
+
+/**
+ * `realtimePath`: where socket.io is served (no slashes); `url`: where the
+ * server listens (`http://localhost:4500`), for the servers' host.
+ */
+export function generateAsyncApi(
+  app: AsyncApiApp,
+  options: { realtimePath: string; url?: string },
+): Document {
+  const address = options.url ? new URL(options.url) : undefined;
+  const host = address?.host ?? 'localhost';
+  const protocol = address?.protocol === 'https:' ? 'wss' : 'ws';
+  const channels: Document = {};
+  const operations: Document = {};
+  const socketIo = { $ref: '#/servers/socketio' };
+  const websocket = { $ref: '#/servers/websocket' };
+
+  /** One socket.io event (or WebSocket path): its channel, its message, and who sends it. */
+  const event = (
+    name: string,
+    summary: string,
+    payload: JsonSchema,
+    sentBy: 'server' | 'client' | 'both',
+    server = socketIo,
+  ): void => {
+    const key = name.replace(/[^A-Za-z0-9_.-]/g, '_');
+    channels[key] = {
+      address: name,
+      title: name,
+      summary,
+      servers: [server],
+      messages: { [key]: { name, title: name, payload } },
+    };
+    const ref = { $ref: `#/channels/${key}` };
+    const messages = [{ $ref: `#/channels/${key}/messages/${key}` }];
+    if (sentBy !== 'client') operations[`send_${key}`] = { action: 'send', channel: ref, messages };
+    if (sentBy !== 'server') operations[`receive_${key}`] = { action: 'receive', channel: ref, messages };
+  };
+
+  event(
+    'subscribe',
+    'Subscribes to a collection: its name, { topic, since } to resume, or { topic, query } for a live query; the ack says where the log stands',
+    args({
+      oneOf: [
+        { type: 'string', description: 'A collection' },
+        {
+          type: 'object',
+          required: ['topic'],
+          properties: {
+            topic: { type: 'string' },
+            since: { type: 'integer', minimum: 0, description: 'The seq of the last event the client has.' },
+            query: { type: 'string', description: 'A list query string, as GET takes it.' },
+          },
+        },
+      ],
+    }),
+    'client',
+  );
+  event(
+    'unsubscribe',
+    'Ends a subscription: a collection, or { topic, query } for a live query',
+    args({
+      oneOf: [
+        { type: 'string' },
+        {
+          type: 'object',
+          required: ['topic', 'query'],
+          properties: { topic: { type: 'string' }, query: { type: 'string' } },
+        },
+      ],
+    }),
+    'client',
+  );
+  event(
+    'berth:error',
+    'The server ends this client’s connection or one of its subscriptions, and says why',
+    args({
+      type: 'object',
+      required: ['code', 'reason'],
+      properties: {
+        code: { type: 'integer' },
+        reason: { type: 'string' },
+        topic: { type: 'string' },
+        query: { type: 'string' },
+      },
+    }),
+    'server',
+  );
+
+  for (const collection of app.collections) {
+    const record = schemaOf(toJsonSchema(collection.schemas.record, 'output'));
+    const { name } = collection;
+    for (const action of ['created', 'updated', 'deleted'] as const) {
+      event(
+        `${name}:${action}`,
+        `A ${name} record was ${action} (deleted: as it was), as the subscriber may see it`,
+        args(record, seqMeta),
+        'server',
+      );
+    }
+    event(
+      `${name}:enter`,
+      `A ${name} record entered a live query’s result`,
+      args(record, liveMeta),
+      'server',
+    );
+    event(
+      `${name}:change`,
+      `A ${name} record in a live query’s result changed, and is still in it`,
+      args(record, liveMeta),
+      'server',
+    );
+    event(
+      `${name}:leave`,
+      `A ${name} record left a live query’s result`,
+      args({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, liveMeta),
+      'server',
+    );
+  }
+
+  for (const channel of app.channels) {
+    const about = channel.description ?? `The ${channel.name} channel`;
+    event(channel.name, `${about} (socket.io: a message, and the channel’s answer)`, args(answer), 'both');
+    event(
+      `/${channel.name}`,
+      `${about} (a plain WebSocket: each frame a message; the answers as frames)`,
+      message,
+      'both',
+      websocket,
+    );
+  }
+
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: `${app.name} realtime`,
+      version: app.version,
+      description: `${app.description ? `${app.description}\n\n` : ''}Events of the change log, live queries and channels, over socket.io and plain WebSockets. Generated from the app's declarations.`,
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      socketio: {
+        host,
+        pathname: `/${options.realtimePath}`,
+        protocol,
+        description: 'socket.io (Engine.IO 4): each channel of this document is an event name',
+      },
+      websocket: {
+        host,
+        protocol,
+        description: 'Plain WebSockets: each channel of this document is a path',
+      },
+    },
+    channels,
+    operations,
+  };
+}

@@ -1,0 +1,130 @@
+import { createRequire } from 'node:module';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { io as connect, type Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import { adminToken } from './helpers/in-process.js';
+import { startRealtimeServer } from './helpers/realtime-server.js';
+
+type Document = {
+  channels: Record<string, { address: string; messages: Record<string, { payload: object }> }>;
+  operations: Record<string, { channel: { $ref: string }; messages: Array<{ $ref: string }> }>;
+};
+
+/** AsyncAPI 3.0.0's own JSON Schema (`@asyncapi/specs`), as its parser uses it. */
+function asyncApiValidator(): ValidateFunction {
+  const schema = structuredClone(createRequire(import.meta.url)('@asyncapi/specs/schemas/3.0.0.json')) as {
+    definitions: Record<string, unknown>;
+  };
+  // The meta-schemas it embeds clash with Ajv's own (the parser removes them too).
+  delete schema.definitions['http://json-schema.org/draft-07/schema'];
+  delete schema.definitions['http://json-schema.org/draft-04/schema'];
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  return ajv.compile(schema);
+}
+
+/** Every `$ref` of the document points at something in it (the JSON Schema above does not look). */
+function unresolved(document: object): string[] {
+  const missing: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === '$ref' && typeof inner === 'string') {
+          let target: unknown = document;
+          for (const part of inner.replace(/^#\//, '').split('/'))
+            target = (target as Record<string, unknown> | undefined)?.[part.replaceAll('~1', '/')];
+          if (target === undefined) missing.push(inner);
+        } else walk(inner);
+      }
+    }
+  };
+  walk(document);
+  return missing;
+}
+
+async function connected(url: string): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise<void>((done, fail) => {
+    socket.once('connect', () => done());
+    socket.once('connect_error', fail);
+  });
+  return socket;
+}
+
+const write = (url: string, method: string, path: string, body?: object) =>
+  fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
+  it('is valid AsyncAPI 3.0, every reference resolves, and every operation’s messages are its channel’s', async () => {
+    const server = await startRealtimeServer();
+    const response = await fetch(`${server.url}/docs/asyncapi`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const document = (await response.json()) as Document & { asyncapi: string };
+    expect(document.asyncapi).toBe('3.0.0');
+    const validate = asyncApiValidator();
+    expect(validate(document), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    expect(unresolved(document)).toEqual([]);
+    for (const [name, operation] of Object.entries(document.operations)) {
+      for (const { $ref } of operation.messages)
+        expect($ref.startsWith(`${operation.channel.$ref}/messages/`), name).toBe(true);
+    }
+    // A broken document fails: the validator can say no.
+    expect(validate({ ...document, info: { title: 'no version' } })).toBe(false);
+    expect(document.channels['books_created']?.address).toBe('books:created');
+  });
+
+  it('documents every event a client sees at runtime, and each payload validates against its schema', async () => {
+    const server = await startRealtimeServer();
+    const document = (await (await fetch(`${server.url}/docs/asyncapi`)).json()) as Document;
+    const byAddress = new Map(Object.values(document.channels).map((channel) => [channel.address, channel]));
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const socket = await connected(server.url);
+    const seen: Array<{ event: string; args: unknown[] }> = [];
+    socket.onAny((event: string, ...args: unknown[]) => seen.push({ event, args }));
+    const sent: Array<{ event: string; args: unknown[] }> = [];
+    const emit = async (event: string, ...args: unknown[]) => {
+      sent.push({ event, args });
+      return socket.emitWithAck(event, ...args);
+    };
+    await emit('subscribe', 'books');
+    await emit('subscribe', { topic: 'books', query: 'sort=-year&limit=3' });
+    const created = (await (
+      await write(server.url, 'POST', '/books', { title: 'Seen', author: 'A', year: 2100 })
+    ).json()) as {
+      id: string;
+    };
+    await write(server.url, 'PATCH', `/books/${created.id}`, { title: 'Seen again' });
+    await write(server.url, 'DELETE', `/books/${created.id}`);
+    await emit('chat', 'hello');
+    await emit('subscribe', { topic: 'books', since: 1 });
+    await expect
+      .poll(() => new Set(seen.map(({ event }) => event)))
+      .toEqual(
+        new Set([
+          'books:created',
+          'books:updated',
+          'books:deleted',
+          'books:enter',
+          'books:change',
+          'books:leave',
+          'chat',
+        ]),
+      );
+    for (const { event, args } of [...seen, ...sent]) {
+      const channel = byAddress.get(event);
+      expect(channel, `${event} is not documented`).toBeDefined();
+      const [message] = Object.values(channel!.messages);
+      const valid = ajv.validate(message!.payload, args);
+      expect(valid, `${event}: ${JSON.stringify(ajv.errors)}`).toBe(true);
+    }
+    socket.disconnect();
+  });
+});
