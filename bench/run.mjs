@@ -2,6 +2,7 @@
 // passes or fails on a number. `npm run bench -- books` runs one section.
 import { benchBooks } from './books.mjs';
 import { benchBrowser } from './browser.mjs';
+import { benchChanges } from './changes.mjs';
 import { benchChat } from './chat.mjs';
 import { benchData } from './data.mjs';
 import { benchExtensions } from './extensions.mjs';
@@ -12,6 +13,7 @@ const sections = {
   books: benchBooks,
   extensions: benchExtensions,
   chat: benchChat,
+  changes: benchChanges,
   scaling: benchScaling,
   browser: benchBrowser,
   data: benchData,

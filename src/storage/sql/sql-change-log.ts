@@ -19,9 +19,9 @@ export interface SqlChangeLogSchema {
 
 export const sqliteChangeLog: SqlChangeLogSchema = {
   create: [
-    // AUTOINCREMENT: a seq is never drawn again, even once retention dropped every change.
-    'CREATE TABLE IF NOT EXISTS berth_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
-    'CREATE INDEX IF NOT EXISTS berth_changes_at ON berth_changes (at)',
+    // No AUTOINCREMENT (one more page written per commit): retention keeps the last change, so the next seq is
+    // always above every seq given before. No index on `at`: a time cut is found by seq (times rise with it).
+    'CREATE TABLE IF NOT EXISTS berth_changes (seq INTEGER PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor INTEGER NOT NULL)',
   ],
 };
@@ -29,7 +29,6 @@ export const sqliteChangeLog: SqlChangeLogSchema = {
 export const postgresChangeLog: SqlChangeLogSchema = {
   create: [
     'CREATE TABLE IF NOT EXISTS berth_changes (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record JSONB NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
-    'CREATE INDEX IF NOT EXISTS berth_changes_at ON berth_changes (at)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor BIGINT NOT NULL)',
   ],
 };
@@ -97,7 +96,8 @@ export function sqlChangeLog(
   return {
     async read(after, limit) {
       const rows = await connection.all(
-        `SELECT seq, collection, record_id, action, record, actor, mutation_id, at FROM berth_changes WHERE seq > ${p(1)} ORDER BY seq LIMIT ${p(2)}`,
+        // Past the floor too: the last change stays in the table when a trim reaches it (see trim).
+        `SELECT seq, collection, record_id, action, record, actor, mutation_id, at FROM berth_changes WHERE seq > ${p(1)} AND seq > (SELECT coalesce(max(floor), 0) FROM berth_change_floor) ORDER BY seq LIMIT ${p(2)}`,
         [after, limit],
         'bounded',
       );
@@ -116,7 +116,12 @@ export function sqlChangeLog(
         const floor = await floorOf(over);
         const cut = Math.min(upTo, Math.max(head, floor));
         if (cut <= floor) return 0;
-        const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)}`, [cut]);
+        // The last change stays, whatever the cut: the next seq is drawn above it (SQLite's rowid would
+        // otherwise start again from the highest left), and the floor says the rest is gone.
+        const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)} AND seq < ${p(2)}`, [
+          cut,
+          head,
+        ]);
         await over.run(
           `INSERT INTO berth_change_floor (id, floor) VALUES (1, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
           [cut],
@@ -125,11 +130,24 @@ export function sqlChangeLog(
       });
     },
     async seqAt(time) {
-      const row = await connection.one(
-        `SELECT seq FROM berth_changes WHERE at <= ${p(1)} ORDER BY at DESC, seq DESC LIMIT 1`,
-        [time],
-      );
-      return row ? Number(row.seq) : 0;
+      // Times rise with seqs (within a clock's steps): a binary search of point reads by seq, no index on time.
+      const first = await connection.one('SELECT min(seq) AS low, max(seq) AS high FROM berth_changes', []);
+      if (first?.low === null || first?.low === undefined) return 0;
+      let low = Number(first.low);
+      let high = Number(first.high);
+      const atOrAfter = async (seq: number) =>
+        connection.one(`SELECT seq, at FROM berth_changes WHERE seq >= ${p(1)} ORDER BY seq LIMIT 1`, [seq]);
+      let found = 0;
+      while (low <= high) {
+        const middle = Math.floor((low + high) / 2);
+        const row = await atOrAfter(middle);
+        if (!row) break;
+        if (String(row.at) <= time) {
+          found = Number(row.seq);
+          low = Number(row.seq) + 1;
+        } else high = middle - 1;
+      }
+      return found;
     },
   };
 }

@@ -121,12 +121,19 @@ function diskWatch() {
 export function sqlDriver(engine: SqlEngine): StorageDriver {
   const disk = diskWatch();
   let outside = scopeOver(engine, engine.connection, disk.repository);
+  // A transaction's scope, kept per connection (SQLite's one connection comes back for every transaction):
+  // its repositories are made once, not once per write.
+  let inside = new WeakMap<SqlConnection, DriverScope>();
+  const scopeIn = (connection: SqlConnection): DriverScope => {
+    let scope = inside.get(connection);
+    if (!scope) inside.set(connection, (scope = scopeOver(engine, connection)));
+    return scope;
+  };
   return {
     driver: engine.driver,
     location: engine.location,
     repository: (collection) => outside.repository(collection),
-    transaction: (work) =>
-      disk.watch(() => engine.transaction((connection) => work(scopeOver(engine, connection)))),
+    transaction: (work) => disk.watch(() => engine.transaction((connection) => work(scopeIn(connection)))),
     bulkInsert: (collection, work, options = {}) =>
       disk.watch(() =>
         engine.transaction(async (connection) => {
@@ -161,7 +168,9 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
         (connection) => migrateTables(connection, engine.dialect, engine.editor, collections, onStep),
         { migration: true },
       );
-      outside = scopeOver(engine, engine.connection, disk.repository); // tables may have new columns
+      // Tables may have new columns: repositories are made again.
+      outside = scopeOver(engine, engine.connection, disk.repository);
+      inside = new WeakMap();
       // Tables that already held rows have new indexes: the planner learns their shape now.
       if (changed.length) await engine.analyze?.(changed);
       return { created };

@@ -1,0 +1,330 @@
+// What the change log costs and what it promises, measured side by side in one run (never a pass or a fail):
+// 1. a write through the data layer with the log and without it (the same storage with its log hidden), on SQLite
+//    (a file, as `berth start` keeps it) and PostgreSQL when one answers at BENCH_POSTGRES_URL
+//    (default postgres://postgres@127.0.0.1:5432/test), rounds interleaved;
+// 2. resuming: a real `berth start`, a writer at about BENCH_WRITE_RATE writes a second, and a socket.io client
+//    that disconnects and resumes with `since` BENCH_CYCLES times: changes lost and repeated, and the time from a
+//    record's createdAt to its event (p50, p99);
+// 3. live queries: the p99 from a write to its subscriber with 2,000 live queries that can match, then with
+//    20,000 more on values no write has.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { io } from 'socket.io-client';
+import { berthCommand, freePort, inRoundOrder, median, startPinned, table } from './lib.mjs';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const writesPerRound = Number(process.env.BENCH_WRITES ?? 2000);
+const cycles = Number(process.env.BENCH_CYCLES ?? 1000);
+const writeRate = Number(process.env.BENCH_WRITE_RATE ?? 500);
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const token = 'bench-token-0123456789';
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** µs per create through the data layer, with the log and without, rounds interleaved. */
+async function writeCost(open, label) {
+  const { createApp, defineCollection, defineModule, field } = await import('../dist/core/internal.js');
+  const notes = defineCollection({ name: 'notes', fields: { title: field.text(), n: field.integer() } });
+  const app = createApp({ name: 'bench', modules: [defineModule({ name: 'notes', collections: [notes] })] });
+  const variants = {
+    'without the log': (driver) => {
+      const bare = { ...driver };
+      delete bare.changes;
+      return bare;
+    },
+    'with the log': (driver) => driver,
+  };
+  const results = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const name of inRoundOrder(Object.keys(variants), round)) {
+      const { driver, done } = await open();
+      const storage = app.createStorage(variants[name](driver));
+      await storage.migrate(app.collections);
+      const repository = storage.repository(notes);
+      for (let i = 0; i < 200; i++) await repository.create({ title: 'warm', n: i });
+      const started = performance.now();
+      for (let i = 0; i < writesPerRound; i++) await repository.create({ title: `note ${i}`, n: i });
+      results[name].push(((performance.now() - started) * 1000) / writesPerRound);
+      await storage.close();
+      await done?.();
+    }
+  }
+  const base = median(results['without the log']);
+  return Object.entries(results).map(([name, values]) => [
+    `${label}: ${name}`,
+    median(values).toFixed(1),
+    (median(values) / base).toFixed(2) + '×',
+  ]);
+}
+
+async function sqliteDriver() {
+  const { openSqliteStorage } = await import('../dist/storage/sqlite.js');
+  const directory = mkdtempSync(join(tmpdir(), 'berth-bench-log-'));
+  return {
+    driver: openSqliteStorage(join(directory, 'bench.sqlite')),
+    done: () => rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+async function postgresDriver() {
+  const { openPostgresStorage } = await import('../dist/storage/postgres.js');
+  const schema = `bench_log_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  return {
+    driver: openPostgresStorage(postgresUrl, { schema }),
+    done: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const connected = (url) =>
+  new Promise((done, fail) => {
+    const socket = io(url, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      auth: { token },
+    });
+    socket.once('connect', () => done(socket));
+    socket.once('connect_error', fail);
+  });
+
+/** A real server on CPU 0; the writer and the clients here (CPU 1). */
+async function server(env = {}) {
+  const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-resume-'));
+  const port = await freePort();
+  const running = await startPinned(
+    0,
+    berthCommand,
+    ['start'],
+    {
+      BERTH_MODE: 'release',
+      BERTH_REQUEST_LOG: 'false',
+      BERTH_ADMIN_TOKEN: token,
+      BERTH_REALTIME_MAX_CONNECTIONS: '5000',
+      BERTH_REALTIME_MAX_CONNECTIONS_PER_IP: '5000',
+      BERTH_REALTIME_MESSAGE_RATE: '1000',
+      PORT: String(port),
+      ...env,
+    },
+    cwd,
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await running.stop();
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
+}
+
+const post = (url, body) =>
+  fetch(`${url}/books`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** Writes at about `rate` a second (up to 16 at once) until stopped; answers the titles written. */
+function writer(url, rate, title) {
+  const written = [];
+  const inFlight = new Set();
+  let going = true;
+  let yearOf = () => 2000;
+  const done = (async () => {
+    const started = performance.now();
+    for (let i = 0; going; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resume) => setTimeout(resume, wait));
+      while (inFlight.size >= 16) await Promise.race(inFlight);
+      const name = title(i);
+      const write = post(url, { title: name, author: 'Bench', year: yearOf(i) }).then(async (response) => {
+        if (response.status !== 201) throw new Error(`a write answered ${response.status}`);
+        await response.arrayBuffer();
+        written.push(name);
+      });
+      inFlight.add(write);
+      void write.finally(() => inFlight.delete(write));
+    }
+    await Promise.all(inFlight);
+  })();
+  return {
+    written,
+    years(choose) {
+      yearOf = choose;
+    },
+    stop: async () => {
+      going = false;
+      await done;
+    },
+  };
+}
+
+async function resume() {
+  const running = await server();
+  try {
+    const received = [];
+    const seqs = [];
+    const delays = [];
+    let since;
+    let resyncs = 0;
+    let socket = await connected(running.url);
+    const listen = (each) =>
+      each.on('books:created', (book, meta) => {
+        received.push(book.title);
+        seqs.push(meta.seq);
+        delays.push(Date.now() - Date.parse(book.createdAt));
+        since = meta.seq;
+      });
+    listen(socket);
+    since = (await socket.emitWithAck('subscribe', 'books')).seq;
+    const writes = writer(running.url, writeRate, (i) => `r${i}`);
+    const started = performance.now();
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      socket.disconnect();
+      socket = await connected(running.url);
+      listen(socket);
+      const ack = await socket.emitWithAck('subscribe', { topic: 'books', since });
+      if (ack.resync) resyncs++;
+      await new Promise((resume) => setTimeout(resume, 5));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await writes.stop();
+    const until = performance.now() + 10_000;
+    while (received.length < writes.written.length && performance.now() < until)
+      await new Promise((resume) => setTimeout(resume, 50));
+    socket.disconnect();
+    const counts = new Map();
+    for (const title of received) counts.set(title, (counts.get(title) ?? 0) + 1);
+    const lost = writes.written.filter((title) => !counts.has(title)).length;
+    const repeated = [...counts.values()].filter((count) => count > 1).length;
+    const inOrder = received.every(
+      (title, i) => i === 0 || Number(title.slice(1)) > Number(received[i - 1].slice(1)),
+    );
+    return [
+      [
+        `${cycles} disconnect/resume cycles in ${seconds.toFixed(1)} s`,
+        String(writes.written.length),
+        (writes.written.length / seconds).toFixed(0),
+        String(lost),
+        String(repeated),
+        inOrder ? 'yes' : 'no',
+        String(resyncs),
+        String(percentile(delays, 50)),
+        String(percentile(delays, 99)),
+      ],
+    ];
+  } finally {
+    await running.stop();
+  }
+}
+
+/**
+ * The p99 from a write's createdAt to its live query event, with `matching`
+ * live queries (each write concerns one), then `others` more that no write
+ * concerns.
+ */
+async function liveQueries(matching = 2000, others = 20_000) {
+  const running = await server();
+  try {
+    const rows = [];
+    const clients = [];
+    const delays = [];
+    // 20 live queries a client (its most), on the years the writer writes.
+    const open = async (count, year) => {
+      for (let made = 0; made < count; made += 20) {
+        const socket = await connected(running.url);
+        clients.push(socket);
+        socket.on('books:enter', (book) => {
+          if (book.title.startsWith('live')) delays.push(Date.now() - Date.parse(book.createdAt));
+        });
+        await Promise.all(
+          Array.from({ length: Math.min(20, count - made) }, (_, i) =>
+            socket.emitWithAck('subscribe', {
+              topic: 'books',
+              query: `year=${year(made + i)}&sort=-year&limit=5`,
+            }),
+          ),
+        );
+      }
+    };
+    const measure = async (label) => {
+      delays.length = 0;
+      const writes = writer(running.url, 100, (i) => `live ${label} ${i}`);
+      // Each write's year is one live query's: it enters that one, and concerns no other.
+      writes.years(() => 1 + Math.floor(Math.random() * matching));
+      await new Promise((resume) => setTimeout(resume, 4000));
+      await writes.stop();
+      await new Promise((resume) => setTimeout(resume, 1000));
+      rows.push([
+        label,
+        String(writes.written.length),
+        String(delays.length),
+        String(percentile(delays, 50)),
+        String(percentile(delays, 99)),
+      ]);
+    };
+    // One live query per year 1 … matching; the others on years no write has.
+    await open(matching, (i) => 1 + i);
+    await measure(`${matching} live queries that a write enters`);
+    await open(others, (i) => 5000 + i);
+    await measure(`+ ${others} on values no write has`);
+    for (const socket of clients) socket.disconnect();
+    return rows;
+  } finally {
+    await running.stop();
+  }
+}
+
+export async function benchChanges() {
+  console.log('\n## The change log\n');
+  const rows = await writeCost(sqliteDriver, 'SQLite');
+  if (await postgresAnswers()) rows.push(...(await writeCost(postgresDriver, 'PostgreSQL')));
+  else console.log(`(PostgreSQL: nothing answers at ${postgresUrl}; set BENCH_POSTGRES_URL to measure it)`);
+  table([['a create through the data layer', 'µs (median)', '× without'], ...rows]);
+  console.log(
+    table([
+      [
+        'resuming (SQLite)',
+        'writes',
+        'writes/s',
+        'lost',
+        'repeated',
+        'in order',
+        'resyncs',
+        'p50 ms',
+        'p99 ms',
+      ],
+      ...(await resume()),
+    ]),
+  );
+  console.log(
+    table([
+      ['live queries (SQLite), 100 writes/s', 'writes', 'events', 'p50 ms', 'p99 ms'],
+      ...(await liveQueries()),
+    ]),
+  );
+}
