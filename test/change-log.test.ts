@@ -13,6 +13,7 @@ import {
 import { openPostgresStorage } from '../src/storage/postgres.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
+import { instantiate } from './helpers/in-process.js';
 
 const projects = defineCollection({ name: 'projects', fields: { name: field.text() } });
 const tasks = defineCollection({
@@ -172,6 +173,33 @@ describe('the change log on PostgreSQL, two instances writing at once', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+});
+
+describe('a client’s id for a write', () => {
+  it('x-mutation-id is kept with the write’s change; a header that is not an id is refused, and nothing is written', async () => {
+    const { request, storage } = await instantiate(app);
+    try {
+      const made = await request('/projects', {
+        method: 'POST',
+        admin: true,
+        headers: { 'x-mutation-id': 'm-1' },
+        json: { name: 'tagged' },
+      });
+      expect(made.status).toBe(201);
+      const refused = await request('/projects', {
+        method: 'POST',
+        admin: true,
+        headers: { 'x-mutation-id': 'two words' },
+        json: { name: 'refused' },
+      });
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(await refused.json())).toMatch(/x-mutation-id/);
+      const logged = await storage.changes!.read(0, 10);
+      expect(logged.map(({ record, mutationId }) => [record.name, mutationId])).toEqual([['tagged', 'm-1']]);
+    } finally {
+      await storage.close();
     }
   });
 });

@@ -15,7 +15,7 @@ export interface ChangeEntry {
   action: 'created' | 'updated' | 'deleted';
   /** The record as stored after the write (before it, for a delete), as the API presents it to the admin. */
   record: Record<string, unknown>;
-  /** Who wrote: `<via>:<id>` of the caller (`token:admin`, `accounts:<user id>`), null for the app's own writes. */
+  /** Who wrote: `<via>:<id>` of the caller (`admin-token:admin`, `accounts:<user id>`), null for the app's own writes. */
   actor: string | null;
   /** The client's id for this write (its `x-mutation-id` header), when it sent one. */
   mutationId: string | null;

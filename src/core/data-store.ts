@@ -104,6 +104,8 @@ function referencesInto(collections: readonly CollectionDefinition[]) {
 interface Bound {
   settings: ReadonlyMap<string, ResolvedSettings> | undefined;
   caller: Caller | undefined;
+  /** The client's id for the write (its `x-mutation-id`), for the log. */
+  mutationId?: string | undefined;
 }
 
 export function createDataStore(driver: StorageDriver, options: DataStoreOptions): Storage {
@@ -122,12 +124,14 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
 
     readonly settings: ReadonlyMap<string, ResolvedSettings> | undefined;
     readonly caller: Caller | undefined;
+    readonly mutationId: string | undefined;
 
     constructor(scope: DriverScope, pending: ChangeEvent[] | undefined, bound: Bound) {
       this.#scope = scope;
       this.#pending = pending;
       this.settings = bound.settings;
       this.caller = bound.caller;
+      this.mutationId = bound.mutationId;
     }
 
     /**
@@ -144,7 +148,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
           action: event.action,
           record: event.record as Record<string, unknown>,
           actor: caller ? `${caller.via}:${caller.id}` : null,
-          mutationId: null,
+          mutationId: this.mutationId ?? null,
         });
       }
       if (this.#pending) this.#pending.push(event);
@@ -374,6 +378,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       load: (collection, work, options) => load(collection, work, options ?? {}, bound),
       withSettings: (settings) => storageWith({ ...bound, settings }),
       as: (caller) => storageWith({ ...bound, caller }),
+      withMutation: (mutationId) => storageWith({ ...bound, mutationId }),
       async migrate(collections, onStep, migrateOptions) {
         const { created } = await driver.migrate(collections, onStep);
         // Seeds go through the data layer: validated, with defaults, ids and timestamps.

@@ -52,6 +52,23 @@ export class Routed {
   }
 }
 
+/** The client's id for a write (`x-mutation-id`), which its change carries in the log: 1 to 200 visible characters. */
+function mutationIdOf(request: Request): string | undefined {
+  const given = request.headers.get('x-mutation-id');
+  if (given === null) return undefined;
+  if (!/^[\x21-\x7e]{1,200}$/.test(given)) {
+    throw new BerthError('BERTH_VALIDATION_FAILED', 'the x-mutation-id header is not an id', {
+      errors: [
+        {
+          path: 'headers.x-mutation-id',
+          message: 'send 1 to 200 visible ASCII characters (a UUID, say), or leave the header out',
+        },
+      ],
+    });
+  }
+  return given;
+}
+
 export function routeHandler(route: RouteDefinition, gate: Gate, storageOf: (caller: Caller) => Storage) {
   const { services, options } = gate;
   const auth = routeAuth(route);
@@ -90,8 +107,10 @@ export function routeHandler(route: RouteDefinition, gate: Gate, storageOf: (cal
     params: unknown,
     query: unknown,
     body: unknown,
+    mutationId?: string,
   ): Eventually<Response> => {
     const { requestId, locals } = env;
+    const storage = caller ? storageOf(caller) : services.storage;
     const result = route.handler({
       caller,
       request,
@@ -101,8 +120,8 @@ export function routeHandler(route: RouteDefinition, gate: Gate, storageOf: (cal
       body,
       requestId,
       services,
-      // Write hooks see who writes.
-      storage: caller ? storageOf(caller) : services.storage,
+      // Write hooks see who writes; the log, the client's id for the write.
+      storage: mutationId === undefined ? storage : storage.withMutation(mutationId),
       locals,
     });
     return thenEventually(result, (value) => respond(value, requestId));
@@ -129,7 +148,7 @@ export function routeHandler(route: RouteDefinition, gate: Gate, storageOf: (cal
     const body = route.body
       ? validate(route.body, await readJsonBody(request, services.bodyLimit), 'body')
       : undefined;
-    return handle(routed, caller, params, query, body);
+    return handle(routed, caller, params, query, body, writes ? mutationIdOf(request) : undefined);
   };
   return (routed: Routed): Eventually<Response> => {
     const { env, request, path } = routed;

@@ -259,6 +259,8 @@ export interface Storage extends Transaction {
   withSettings(settings: ReadonlyMap<string, ResolvedSettings> | undefined): Storage;
   /** The same storage, its write hooks seeing who writes (`context.caller`); resource routes bind each request's caller. */
   as(caller: Caller | undefined): Storage;
+  /** The same storage, its writes' changes carrying the client's id for them (`x-mutation-id`) in the log. */
+  withMutation(mutationId: string | undefined): Storage;
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
