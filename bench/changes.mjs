@@ -183,15 +183,18 @@ function writer(url, rate, title) {
   };
 }
 
-async function resume() {
-  const running = await server();
+/**
+ * A writer on the first server, and a client that disconnects and resumes
+ * `cycles` times, each time on the next server (one, or two sharing
+ * PostgreSQL and Redis); lost, repeated, in order, and createdAt → event.
+ */
+async function resume(label, servers) {
   try {
     const received = [];
     const seqs = [];
     const delays = [];
     let since;
     let resyncs = 0;
-    let socket = await connected(running.url);
     const listen = (each) =>
       each.on('books:created', (book, meta) => {
         received.push(book.title);
@@ -199,13 +202,14 @@ async function resume() {
         delays.push(Date.now() - Date.parse(book.createdAt));
         since = meta.seq;
       });
+    let socket = await connected(servers[0].url);
     listen(socket);
     since = (await socket.emitWithAck('subscribe', 'books')).seq;
-    const writes = writer(running.url, writeRate, (i) => `r${i}`);
+    const writes = writer(servers[0].url, writeRate, (i) => `r${i}`);
     const started = performance.now();
     for (let cycle = 0; cycle < cycles; cycle++) {
       socket.disconnect();
-      socket = await connected(running.url);
+      socket = await connected(servers[(cycle + 1) % servers.length].url);
       listen(socket);
       const ack = await socket.emitWithAck('subscribe', { topic: 'books', since });
       if (ack.resync) resyncs++;
@@ -221,25 +225,52 @@ async function resume() {
     for (const title of received) counts.set(title, (counts.get(title) ?? 0) + 1);
     const lost = writes.written.filter((title) => !counts.has(title)).length;
     const repeated = [...counts.values()].filter((count) => count > 1).length;
-    const inOrder = received.every(
-      (title, i) => i === 0 || Number(title.slice(1)) > Number(received[i - 1].slice(1)),
-    );
+    const outOfOrder = seqs.filter((seq, i) => i > 0 && seq <= seqs[i - 1]).length;
     return [
-      [
-        `${cycles} disconnect/resume cycles in ${seconds.toFixed(1)} s`,
-        String(writes.written.length),
-        (writes.written.length / seconds).toFixed(0),
-        String(lost),
-        String(repeated),
-        inOrder ? 'yes' : 'no',
-        String(resyncs),
-        String(percentile(delays, 50)),
-        String(percentile(delays, 99)),
-      ],
+      `${label}: ${cycles} cycles in ${seconds.toFixed(1)} s`,
+      String(writes.written.length),
+      (writes.written.length / seconds).toFixed(0),
+      String(lost),
+      String(repeated),
+      String(outOfOrder),
+      String(resyncs),
+      String(percentile(delays, 50)),
+      String(percentile(delays, 99)),
     ];
   } finally {
-    await running.stop();
+    for (const each of servers) await each.stop();
   }
+}
+
+/** Two servers on one PostgreSQL schema and the machine's Redis (BENCH_REDIS_URL). */
+async function twoInstances() {
+  const schema = `bench_resume_${process.pid}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  await admin.end();
+  const env = {
+    DATABASE_URL: `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  };
+  const first = await server(env);
+  const second = await server(env);
+  const drop = async () => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  };
+  return [
+    first,
+    {
+      ...second,
+      stop: async () => {
+        await second.stop();
+        await drop();
+      },
+    },
+  ];
 }
 
 /**
@@ -301,30 +332,19 @@ async function liveQueries(matching = 2000, others = 20_000) {
 
 export async function benchChanges() {
   console.log('\n## The change log\n');
+  const postgres = await postgresAnswers();
   const rows = await writeCost(sqliteDriver, 'SQLite');
-  if (await postgresAnswers()) rows.push(...(await writeCost(postgresDriver, 'PostgreSQL')));
+  if (postgres) rows.push(...(await writeCost(postgresDriver, 'PostgreSQL')));
   else console.log(`(PostgreSQL: nothing answers at ${postgresUrl}; set BENCH_POSTGRES_URL to measure it)`);
   table([['a create through the data layer', 'µs (median)', '× without'], ...rows]);
-  console.log(
-    table([
-      [
-        'resuming (SQLite)',
-        'writes',
-        'writes/s',
-        'lost',
-        'repeated',
-        'in order',
-        'resyncs',
-        'p50 ms',
-        'p99 ms',
-      ],
-      ...(await resume()),
-    ]),
-  );
-  console.log(
-    table([
-      ['live queries (SQLite), 100 writes/s', 'writes', 'events', 'p50 ms', 'p99 ms'],
-      ...(await liveQueries()),
-    ]),
-  );
+  const resumes = [await resume('SQLite, one server', [await server()])];
+  if (postgres) resumes.push(await resume('PostgreSQL + Redis, two servers', await twoInstances()));
+  table([
+    ['resuming', 'writes', 'writes/s', 'lost', 'repeated', 'out of order', 'resyncs', 'p50 ms', 'p99 ms'],
+    ...resumes,
+  ]);
+  table([
+    ['live queries (SQLite), 100 writes/s', 'writes', 'events', 'p50 ms', 'p99 ms'],
+    ...(await liveQueries()),
+  ]);
 }

@@ -346,27 +346,29 @@ export function createSocketIoServer(options: SocketIoOptions) {
         subscriptions.subscribe(socket, topic, caller ?? undefined);
         return answer({ ok: true, topic });
       }
-      // Everything up to the tail's position went to the subscribers before this one; what comes after, to it too.
+      // Where the log stands: read before the tail's position, which is taken with no await before the
+      // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
+      const bounds = since === undefined ? undefined : await options.log!.changes.bounds();
+      if (!socket.connected) return;
       const seq = tail.position;
-      if (since !== undefined) {
-        const { floor } = await options.log!.changes.bounds();
-        if (since < floor || since > seq) {
-          // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
-          subscriptions.subscribe(socket, topic, caller ?? undefined, seq);
-          return answer({
-            ok: true,
-            topic,
-            seq,
-            resync: true,
-            reason:
-              since < floor
-                ? `the changes after ${since} are no longer kept (the log starts after ${floor}): read ${topic} again, then go on from seq ${seq}`
-                : `${since} is past the log's last change (${seq}): read ${topic} again, then go on from seq ${seq}`,
-          });
-        }
+      if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
+        // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
+        subscriptions.subscribe(socket, topic, caller ?? undefined, seq);
+        return answer({
+          ok: true,
+          topic,
+          seq,
+          resync: true,
+          reason:
+            since < bounds.floor
+              ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
+              : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
+        });
       }
+      // A client that saw more than this instance has delivered yet (another instance told it first) goes on
+      // from what it saw.
       subscriptions.subscribe(socket, topic, caller ?? undefined, seq, since);
-      answer({ ok: true, topic, seq });
+      answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
     });
     socket.on('unsubscribe', (given: unknown) => {
       if (typeof given === 'string') subscriptions.unsubscribe(socket, given);

@@ -220,7 +220,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       each.add(socket);
       if (at === undefined) return;
       if (since === undefined || since >= at) {
-        standing.cursors.set(topic, Math.max(at, standing.cursors.get(topic) ?? 0));
+        standing.cursors.set(topic, Math.max(at, since ?? 0, standing.cursors.get(topic) ?? 0));
         return;
       }
       // The replay goes first in the socket's queue: live events wait behind it, and skip what it sent.
