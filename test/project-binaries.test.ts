@@ -103,7 +103,11 @@ describe('berth new', () => {
       auth: { token: userToken },
     });
     await new Promise<void>((done) => socket.once('connect', () => done()));
-    expect(await socket.emitWithAck('subscribe', 'notes')).toEqual({ ok: true, topic: 'notes' });
+    expect(await socket.emitWithAck('subscribe', 'notes')).toMatchObject({
+      ok: true,
+      topic: 'notes',
+      seq: expect.any(Number),
+    });
     const event = new Promise<{ title: string; done: boolean }>((done) => socket.once('notes:created', done));
     const posted = await post('/notes', { title: 'First note' }, userToken);
     expect(posted.status).toBe(201);
