@@ -5,6 +5,7 @@ import { defaultBodyLimit, type Mode } from '../../core/internal.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../../realtime/realtime-settings.js';
 import { defaultPort, parsePort } from '../server/port.js';
 import { SettingError } from './setting-error.js';
+import type { Sourced } from './sourced.js';
 import { parseDatabaseUrl } from '../data/storage-drivers/registry.js';
 
 /** Where a setting is read from, for parsers that resolve paths. */
@@ -53,10 +54,7 @@ export interface SettingSpec<T> {
 }
 
 /** A value with the place it came from, for logs and error messages. */
-export interface Sourced<T> {
-  value: T;
-  source: string;
-}
+export type { Sourced } from './sourced.js';
 
 const setting = <T>(spec: SettingSpec<T>): SettingSpec<T> => spec;
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { openPostgresStorage } from '../../../storage/postgres.js';
-import type { StorageDriverEntry } from './registry.js';
+import type { StorageDriverEntry } from './driver-entry.js';
 
 /** Thrown when `pg_dump` is not on this machine: the message says what to run instead. */
 export class MissingPgDump extends Error {}

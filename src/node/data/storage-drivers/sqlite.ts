@@ -5,7 +5,7 @@ import Database from '../../../storage/sqlite-driver.js';
 import { searchSchema, searchTableOf } from '../../../storage/sqlite-search.js';
 import { onlineBackup, openSqliteStorage } from '../../../storage/sqlite.js';
 import { fileTime, writeWhole } from '../backup-files.js';
-import type { StorageDriverEntry } from './registry.js';
+import type { StorageDriverEntry } from './driver-entry.js';
 
 /** A backup `restore` refuses, said in one line. */
 class Refused extends Error {}

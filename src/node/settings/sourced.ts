@@ -1,0 +1,5 @@
+/** A setting's value and where it came from (`PORT in .env`, `the default`). */
+export interface Sourced<T> {
+  value: T;
+  source: string;
+}
