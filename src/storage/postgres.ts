@@ -140,6 +140,14 @@ const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
   run: async (sql, params) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
 });
 
+/** A pooled client's connection, made once per client: a transaction's repositories are kept per connection. */
+const connections = new WeakMap<Pg.PoolClient, SqlConnection>();
+const inTransaction = (client: Pg.PoolClient): SqlConnection => {
+  let connection = connections.get(client);
+  if (!connection) connections.set(client, (connection = over(client)));
+  return connection;
+};
+
 /**
  * PostgreSQL storage through a `pg` pool. Several Berth instances may share
  * one database: migrations take an advisory lock. While the server is down,
@@ -220,18 +228,20 @@ export function openPostgresStorage(
         .connect()
         .catch((error: unknown) => translate(postgresDialect, 'storage', error));
       try {
-        await client.query('BEGIN');
         if (transactionOptions?.migration) {
+          await client.query('BEGIN');
           // A migration may rewrite or index a large table: the query timeout is for requests.
           await client.query('SET LOCAL statement_timeout = 0');
           await client.query("SELECT pg_advisory_xact_lock(hashtext('berth_migrations'))");
           if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(options.schema)}`);
         } else {
           // One transaction at a time, across every instance sharing the database, as SQLite's
-          // BEGIN IMMEDIATE does: "count, then insert" holds. Single-statement writes take no lock.
-          await client.query("SELECT pg_advisory_xact_lock(hashtext('berth_transactions'))");
+          // BEGIN IMMEDIATE does: "count, then insert" holds, and the change log's seqs are drawn in the
+          // order of commits. Every write of the data layer runs in one (its change goes to the log).
+          // One round trip for both statements.
+          await client.query("BEGIN; SELECT pg_advisory_xact_lock(hashtext('berth_transactions'))");
         }
-        const result = await work(over(client));
+        const result = await work(inTransaction(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
