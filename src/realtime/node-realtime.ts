@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
+  ChannelRooms,
   type App,
   type Caller,
   type ChangeLogDriver,
@@ -124,12 +125,15 @@ export async function createNodeRealtime(
       // Where the log stands now: nobody subscribed before, so live events go on from here.
       context.changes?.bounds(),
     ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, bounds]) => {
+      // One set of rooms for both transports.
+      const rooms = new ChannelRooms(app.channels, logger);
       const socketIo = createSocketIoServer({
         ...(adapter ? { adapter } : {}),
         ...(context.changes && bounds ? { log: { changes: context.changes, head: bounds.head } } : {}),
         ...(context.storage ? { live: { collections: app.collections, storage: context.storage } } : {}),
         path,
         channels: app.channels,
+        rooms,
         topics: app.topics,
         authenticate: context.authenticate,
         authenticators: app.authenticators,
@@ -144,6 +148,7 @@ export async function createNodeRealtime(
       });
       const websockets = createWebSocketChannels({
         channels: app.channels,
+        rooms,
         monitor,
         logger,
         maxMessageBytes: settings.maxMessageBytes,
