@@ -1,6 +1,8 @@
+import type { Server as SocketIoServer } from 'socket.io';
 import { describe, expect, it } from 'vitest';
-import { BerthError, defineChannel, defineModule } from '../src/core/internal.js';
-import { chatModule } from '../src/modules/chat/index.js';
+import { BerthError, ChannelRooms, defineChannel, defineModule, silentLogger } from '../src/core/internal.js';
+import { chatChannel, chatModule } from '../src/modules/chat/index.js';
+import { connectRoomNetwork } from '../src/realtime/room-network.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { chatEvents, roomFrames, roomSocket, roomWebSocket } from './helpers/room-clients.js';
 import { startRealtimeServer } from './helpers/realtime-server.js';
@@ -257,5 +259,60 @@ describe('rooms shared by socket.io and plain WebSocket clients', () => {
     await expect
       .poll(() => calls)
       .toEqual([`onJoin help ${id}`, `onJoin sales ${id}`, `onLeave help ${id}`, `onLeave sales ${id}`]);
+  });
+});
+
+describe('who is in a room, across nodes', () => {
+  function fakeServer(serverCount: () => Promise<number>, answering: string[][]) {
+    const handlers = new Map<string, (payload: never) => void>();
+    const io = {
+      on: (event: string, handler: (payload: never) => void) => handlers.set(event, handler),
+      serverSideEmit(event: string, payload: { id: string; from: string }) {
+        if (event !== 'berth:room-present') return;
+        for (const members of answering) {
+          setTimeout(() =>
+            handlers.get('berth:room-present-answer')!({
+              id: payload.id,
+              to: payload.from,
+              members,
+            } as never),
+          );
+        }
+      },
+      of: () => ({ adapter: { serverCount } }),
+    };
+    return io as unknown as SocketIoServer;
+  }
+
+  it('answers with the nodes that answer in time, and logs those that did not', async () => {
+    const lines: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_fields: object, message?: string) => void lines.push(message ?? ''),
+    };
+    const rooms = new ChannelRooms([chatChannel], logger);
+    const member = { clientId: 'here-1', deliver: () => {} };
+    await rooms.join(member, chatChannel, 'lobby');
+    // Three other nodes, two of which answer.
+    connectRoomNetwork(
+      fakeServer(() => Promise.resolve(4), [['there-1'], ['there-2', 'there-3']]),
+      rooms,
+      logger,
+      200,
+    );
+    expect(await rooms.present(chatChannel, 'lobby')).toEqual(['here-1', 'there-1', 'there-2', 'there-3']);
+    expect(lines).toEqual([
+      'who is in room lobby: 1 of 3 other workers or instances did not answer within 200 ms; answering without their members',
+    ]);
+    // Redis unreachable: this node's members, and why.
+    connectRoomNetwork(
+      fakeServer(() => Promise.reject(new Error('Connection is closed.')), []),
+      rooms,
+      logger,
+    );
+    expect(await rooms.present(chatChannel, 'lobby')).toEqual(['here-1']);
+    expect(lines[1]).toMatch(
+      /could not be asked of the other workers or instances \(Connection is closed\.\)/,
+    );
   });
 });

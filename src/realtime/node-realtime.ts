@@ -122,10 +122,11 @@ export async function createNodeRealtime(
     (loading ??= Promise.all([
       import('./socket-io.js'),
       import('./websocket-channels.js'),
+      import('./room-network.js'),
       // Where the log stands now: nobody subscribed before, so live events go on from here.
       context.changes?.bounds(),
-    ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, bounds]) => {
-      // One set of rooms for both transports.
+    ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, { connectRoomNetwork }, bounds]) => {
+      // One set of rooms for both transports; with an adapter, shared with every worker and instance.
       const rooms = new ChannelRooms(app.channels, logger);
       const socketIo = createSocketIoServer({
         ...(adapter ? { adapter } : {}),
@@ -146,6 +147,7 @@ export async function createNodeRealtime(
         pingTimeout: settings.pingTimeout,
         allowOrigin,
       });
+      if (adapter) connectRoomNetwork(socketIo.io, rooms, logger);
       const websockets = createWebSocketChannels({
         channels: app.channels,
         rooms,
