@@ -103,6 +103,11 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
     };
     await write(server.url, 'PATCH', `/books/${created.id}`, { title: 'Seen again' });
     await write(server.url, 'DELETE', `/books/${created.id}`);
+    await emit('join', { channel: 'chat', room: 'lobby' });
+    const other = await connected(server.url);
+    await other.emitWithAck('join', { channel: 'chat', room: 'lobby' });
+    await other.emitWithAck('chat', 'from the other one');
+    other.disconnect();
     await emit('chat', 'hello');
     await emit('subscribe', { topic: 'books', since: 1 });
     await expect
@@ -116,6 +121,9 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
           'books:change',
           'books:leave',
           'chat',
+          'chat:join',
+          'chat:message',
+          'chat:leave',
         ]),
       );
     for (const { event, args } of [...seen, ...sent]) {

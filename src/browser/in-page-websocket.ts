@@ -1,4 +1,11 @@
 import type { ChannelDefinition, ChannelMessage, ChannelReply } from '../core/channel.js';
+import {
+  ChannelRooms,
+  checkRoomName,
+  maxRoomsPerClient,
+  roomFrame,
+  type RoomMember,
+} from '../core/channel-rooms.js';
 
 let counter = 0;
 
@@ -10,6 +17,33 @@ function closeEvent(code: number, reason: string, wasClean: boolean): CloseEvent
 
 const later = (work: () => void): void => void setTimeout(work, 0);
 
+/** A close reason as the protocol allows it: 123 bytes at most. */
+const closeReason = (reason: string): string => {
+  const bytes = new TextEncoder().encode(reason);
+  return bytes.byteLength <= 123
+    ? reason
+    : `${new TextDecoder().decode(bytes.slice(0, 116)).replace(/\uFFFD+$/, '')}...`;
+};
+
+/** The rooms a URL asks to join at connect (`?room=a&room=b`), or undefined when it cannot (as a server's 400). */
+function roomsAsked(url: URL): string[] | undefined {
+  const rooms = [...new Set(url.searchParams.getAll('room'))];
+  try {
+    for (const room of rooms) checkRoomName(room);
+  } catch {
+    return undefined;
+  }
+  return rooms.length > maxRoomsPerClient ? undefined : rooms;
+}
+
+/** Where a class's connections meet in rooms: one set of rooms per class (per in-browser server). */
+const classRooms = new WeakMap<typeof InPageWebSocket, ChannelRooms>();
+function roomsOf(ownClass: typeof InPageWebSocket): ChannelRooms {
+  let rooms = classRooms.get(ownClass);
+  if (!rooms) classRooms.set(ownClass, (rooms = new ChannelRooms([...ownClass.channels.values()])));
+  return rooms;
+}
+
 type Handler<E extends Event> = (this: WebSocket, event: E) => unknown;
 
 /**
@@ -18,7 +52,9 @@ type Handler<E extends Event> = (this: WebSocket, event: E) => unknown;
  * the channel named `chat` (host and path both name it). Same constructor,
  * readyState constants and transitions, event handlers and
  * addEventListener, send, close(code, reason) and binaryType as the
- * browser's WebSocket.
+ * browser's WebSocket. `?room=lobby` (repeatable) joins rooms before `open`,
+ * as the Node server's WebSocket does: broadcasts and presence arrive as
+ * JSON text frames, and a join the channel refuses closes it with 1008.
  */
 export class InPageWebSocket extends EventTarget implements WebSocket {
   /** The channels this class connects to; `createInPageWebSocket` sets them on a subclass. */
@@ -41,6 +77,18 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
   readonly #channel: ChannelDefinition | undefined;
   readonly #origin: string;
   readonly #clientId = `page-${++counter}`;
+  readonly #rooms: ChannelRooms;
+  readonly #member: RoomMember = {
+    clientId: this.#clientId,
+    deliver: (_channel, event) => {
+      const frame = roomFrame(event);
+      later(
+        () =>
+          this.readyState === 1 &&
+          this.#fire(new MessageEvent('message', { data: frame, origin: this.#origin })),
+      );
+    },
+  };
   #queue: Promise<void> = Promise.resolve();
   /** Set when the channel failed: the messages sent after that one are not handled. */
   #failed = false;
@@ -98,13 +146,33 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
     const parsed = parseSocketUrl(url);
     this.url = parsed.href;
     this.#origin = parsed.origin;
-    this.#channel = channelFor(parsed, (new.target as typeof InPageWebSocket).channels);
+    const ownClass = new.target as typeof InPageWebSocket;
+    this.#channel = channelFor(parsed, ownClass.channels);
+    this.#rooms = roomsOf(ownClass);
+    const rooms = roomsAsked(parsed);
     later(() => {
       if (this.readyState !== 0) return;
-      if (!this.#channel) return this.#fail();
-      this.#readyState = 1;
-      this.#fire(new Event('open'));
+      const channel = this.#channel;
+      if (!channel || !rooms) return this.#fail();
+      this.#queue = this.#joinAll(channel, rooms).then((refusal) => {
+        if (this.readyState !== 0) return void this.#rooms.disconnect(this.#member);
+        this.#readyState = 1;
+        this.#fire(new Event('open'));
+        if (refusal !== undefined) this.#closedByServer(1008, closeReason(refusal));
+      });
     });
+  }
+
+  /** Joins the URL's rooms in order; the first refusal's reason, if any. */
+  async #joinAll(channel: ChannelDefinition, rooms: string[]): Promise<string | undefined> {
+    for (const room of rooms) {
+      try {
+        await this.#rooms.join(this.#member, channel, room);
+      } catch (error) {
+        return `joining room ${room} was refused: ${(error as Error).message}`;
+      }
+    }
+    return undefined;
   }
 
   /** As a real WebSocket that cannot connect: error, then close 1006. */
@@ -118,6 +186,7 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
   #closedByServer(code: number, reason: string): void {
     if (this.readyState === 3) return;
     this.#readyState = 3;
+    void this.#rooms.disconnect(this.#member);
     this.#fire(closeEvent(code, reason, true));
   }
 
@@ -136,7 +205,7 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
       if (this.#failed) return;
       let payload: string | ArrayBuffer | Blob | undefined;
       try {
-        const reply = await channel.onMessage(await message, { clientId: this.#clientId });
+        const reply = await channel.onMessage(await message, this.#rooms.context(this.#member, channel));
         payload = this.#payload(channel, reply);
       } catch {
         this.#failed = true;
@@ -178,6 +247,7 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
     const connecting = this.readyState === 0;
     this.#readyState = 2;
     if (connecting) return later(() => this.#fail()); // as the browser: closed before it was established
+    void this.#rooms.disconnect(this.#member);
     later(() => {
       this.#readyState = 3;
       this.#fire(closeEvent(code ?? 1005, reason, true));

@@ -174,12 +174,49 @@ export function generateAsyncApi(
     );
   }
 
+  const roomRequest = args({
+    type: 'object',
+    required: ['channel', 'room'],
+    properties: {
+      channel: { type: 'string' },
+      room: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' },
+    },
+  });
+  if (app.channels.length) {
+    event('join', 'Joins a room of a channel; the ack says who is in it', roomRequest, 'client');
+    event('leave', 'Leaves a room of a channel', roomRequest, 'client');
+  }
+  const presence = args({
+    type: 'object',
+    required: ['room', 'client'],
+    properties: { room: { type: 'string' }, client: { type: 'string' } },
+  });
   for (const channel of app.channels) {
     const about = channel.description ?? `The ${channel.name} channel`;
+    event(
+      `${channel.name}:message`,
+      `Another member's message to a room of ${channel.name}`,
+      args(message, {
+        type: 'object',
+        required: ['room', 'from'],
+        properties: {
+          room: { type: 'string' },
+          from: { type: 'string', description: 'The sender’s client id.' },
+        },
+      }),
+      'server',
+    );
+    event(`${channel.name}:join`, `Someone else joined a room of ${channel.name}`, presence, 'server');
+    event(
+      `${channel.name}:leave`,
+      `Someone else left a room of ${channel.name}, or disconnected`,
+      presence,
+      'server',
+    );
     event(channel.name, `${about} (socket.io: a message, and the channel’s answer)`, args(answer), 'both');
     event(
       `/${channel.name}`,
-      `${about} (a plain WebSocket: each frame a message; the answers as frames)`,
+      `${about} (a plain WebSocket at /${channel.name}, \`?room=\` to join rooms: each frame a message; the answers as frames; a room's messages and presence as JSON text frames)`,
       message,
       'both',
       websocket,

@@ -71,6 +71,16 @@ export const errorCatalogue = {
     title: 'Upgrade required',
     hint: 'Open this path with a WebSocket client.',
   },
+  BERTH_ROOM_INVALID: {
+    status: 400,
+    title: 'Invalid room',
+    hint: 'Name a room with 1 to 100 letters, digits, "-", "_", "." or ":", and a channel the server has.',
+  },
+  BERTH_TOO_MANY_ROOMS: {
+    status: 409,
+    title: 'Too many rooms',
+    hint: 'A client may be in at most 50 rooms: leave one before joining another.',
+  },
   BERTH_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: 'Unsupported media type',

@@ -11,6 +11,7 @@ export { createApp, type App, type AppInstance, type AppOptions, type UiOption }
 export type { TestClient, TestClientOptions } from './test-client.js';
 export {
   defineChannel,
+  type BroadcastOptions,
   type ChannelContext,
   type ChannelDefinition,
   type ChannelMessage,

@@ -12,6 +12,17 @@ export { respond } from './dispatch.js';
 export { setTestRuntime, type TestRuntime, type TestInstance } from './test-client.js';
 export { generateOpenApi, openApiPath } from './openapi.js';
 export type { RealtimeBridge } from './channel.js';
+export {
+  ChannelRooms,
+  bytesToBase64,
+  checkRoomName,
+  maxRoomsPerClient,
+  roomFrame,
+  roomKey,
+  type RoomEvent,
+  type RoomMember,
+  type RoomNetwork,
+} from './channel-rooms.js';
 export { toJsonSchema, type JsonSchema } from './json-schema.js';
 export { contentTypeFor, safeAssetPath, isHashedAsset } from './static-assets.js';
 export {

@@ -1,4 +1,4 @@
-import type { ChannelDefinition, ChannelMessage, ChannelReply } from '../core/internal.js';
+import type { ChannelContext, ChannelDefinition, ChannelMessage, ChannelReply } from '../core/internal.js';
 
 /** What one client's conversation does with its channels' answers; each transport says how. */
 export interface ConversationHooks<Tag> {
@@ -30,16 +30,17 @@ const isPromise = (reply: unknown): reply is PromiseLike<ChannelReply> =>
  * handled or answered.
  *
  * @example
- * const conversation = answerInOrder({ clientId }, { messages: 200, bytes: 8 << 20 }, hooks)
+ * const conversation = answerInOrder((channel) => rooms.context(member, channel), { messages: 200, bytes: 8 << 20 }, hooks)
  * client.on('message', (data) => conversation.receive(channel, data, undefined))
  * client.on('close', () => conversation.stop())
  */
 export function answerInOrder<Tag>(
-  context: { clientId: string },
+  contextOf: (channel: ChannelDefinition) => ChannelContext,
   limits: WaitingLimits,
   hooks: ConversationHooks<Tag>,
 ) {
-  const waiting: Array<{ channel: ChannelDefinition; message: ChannelMessage; tag: Tag; bytes: number }> = [];
+  type Call = () => ChannelReply | PromiseLike<ChannelReply>;
+  const waiting: Array<{ channel: ChannelDefinition; call: Call; tag: Tag; bytes: number }> = [];
   let waitingBytes = 0;
   let pending = false;
   let stopped = false;
@@ -61,10 +62,10 @@ export function answerInOrder<Tag>(
       fail(channel, error, tag);
     }
   };
-  const handle = (channel: ChannelDefinition, message: ChannelMessage, tag: Tag): void => {
+  const handle = (channel: ChannelDefinition, call: Call, tag: Tag): void => {
     let reply: ChannelReply | PromiseLike<ChannelReply>;
     try {
-      reply = channel.onMessage(message, context);
+      reply = call();
     } catch (error) {
       return fail(channel, error, tag);
     }
@@ -79,7 +80,7 @@ export function answerInOrder<Tag>(
         while (!pending && !stopped && waiting.length > 0) {
           const next = waiting.shift()!;
           waitingBytes -= next.bytes;
-          handle(next.channel, next.message, next.tag);
+          handle(next.channel, next.call, next.tag);
         }
       },
       (error: unknown) => {
@@ -87,25 +88,36 @@ export function answerInOrder<Tag>(
       },
     );
   };
+  const enqueue = (channel: ChannelDefinition, call: Call, tag: Tag, bytes: number): void => {
+    if (stopped) return;
+    if (!pending) return handle(channel, call, tag);
+    const over =
+      waiting.length >= limits.messages
+        ? `over ${limits.messages} messages`
+        : waitingBytes + bytes > limits.bytes
+          ? `over ${limits.bytes} bytes of messages`
+          : undefined;
+    if (over !== undefined) {
+      stop();
+      return hooks.overflowed(`${over} wait for the ${channel.name} channel to answer`);
+    }
+    waiting.push({ channel, call, tag, bytes });
+    waitingBytes += bytes;
+  };
 
   return {
     /** Hands one message to its channel, now or once the answers before it are sent. */
     receive(channel: ChannelDefinition, message: ChannelMessage, tag: Tag): void {
-      if (stopped) return;
-      if (!pending) return handle(channel, message, tag);
       const bytes = typeof message === 'string' ? message.length : message.byteLength;
-      const over =
-        waiting.length >= limits.messages
-          ? `over ${limits.messages} messages`
-          : waitingBytes + bytes > limits.bytes
-            ? `over ${limits.bytes} bytes of messages`
-            : undefined;
-      if (over !== undefined) {
-        stop();
-        return hooks.overflowed(`${over} wait for the ${channel.name} channel to answer`);
-      }
-      waiting.push({ channel, message, tag, bytes });
-      waitingBytes += bytes;
+      enqueue(channel, () => channel.onMessage(message, contextOf(channel)), tag, bytes);
+    },
+    /**
+     * Runs a client's request about a channel that is not a message (a join,
+     * a leave) in its turn: after the messages before it, before those after.
+     * It answers by itself and must not reject.
+     */
+    perform(channel: ChannelDefinition, work: () => Promise<void>, tag: Tag): void {
+      enqueue(channel, () => work().then(() => undefined), tag, 0);
     },
     /** The client is gone or closed: pending answers are dropped, waiting messages forgotten. */
     stop,

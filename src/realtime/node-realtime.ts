@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
+  ChannelRooms,
   type App,
   type Caller,
   type ChangeLogDriver,
@@ -121,15 +122,19 @@ export async function createNodeRealtime(
     (loading ??= Promise.all([
       import('./socket-io.js'),
       import('./websocket-channels.js'),
+      import('./room-network.js'),
       // Where the log stands now: nobody subscribed before, so live events go on from here.
       context.changes?.bounds(),
-    ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, bounds]) => {
+    ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, { connectRoomNetwork }, bounds]) => {
+      // One set of rooms for both transports; with an adapter, shared with every worker and instance.
+      const rooms = new ChannelRooms(app.channels, logger);
       const socketIo = createSocketIoServer({
         ...(adapter ? { adapter } : {}),
         ...(context.changes && bounds ? { log: { changes: context.changes, head: bounds.head } } : {}),
         ...(context.storage ? { live: { collections: app.collections, storage: context.storage } } : {}),
         path,
         channels: app.channels,
+        rooms,
         topics: app.topics,
         authenticate: context.authenticate,
         authenticators: app.authenticators,
@@ -142,8 +147,10 @@ export async function createNodeRealtime(
         pingTimeout: settings.pingTimeout,
         allowOrigin,
       });
+      if (adapter) connectRoomNetwork(socketIo.io, rooms, logger);
       const websockets = createWebSocketChannels({
         channels: app.channels,
+        rooms,
         monitor,
         logger,
         maxMessageBytes: settings.maxMessageBytes,

@@ -8,8 +8,11 @@ import {
   type Caller,
   type ChangeEvent,
   type ChangeLogDriver,
+  roomKey,
   type ChannelDefinition,
+  type ChannelRooms,
   type CollectionDefinition,
+  type RoomMember,
   type Storage,
   type ChannelMessage,
   type TokenCredential,
@@ -27,6 +30,8 @@ import type { RealtimeMonitor } from './monitor.js';
 export interface SocketIoOptions {
   path: string;
   channels: readonly ChannelDefinition[];
+  /** The rooms of the channels, shared with the other transports. */
+  rooms: ChannelRooms;
   /** Topics a client may `subscribe` to (the collections), with their rules. */
   topics: ReadonlyMap<string, Topic>;
   /** Who a handshake's token is (the app's authenticators, as for HTTP). */
@@ -82,6 +87,24 @@ function subscribeRequest(value: unknown): SubscribeRequest | { error: string } 
       error: `since must be the seq of the last event the client has (a whole number, 0 or more), not ${JSON.stringify(since)}`,
     };
   return { topic, since };
+}
+
+/** What a client sends to join or leave a room: `{ channel, room }`. */
+function roomRequest(
+  rooms: ChannelRooms,
+  value: unknown,
+): { channel: ChannelDefinition; room: string } | { error: string } {
+  const { channel: name, room } = (typeof value === 'object' && value !== null ? value : {}) as {
+    channel?: unknown;
+    room?: unknown;
+  };
+  const channel = typeof name === 'string' ? rooms.channel(name) : undefined;
+  if (!channel)
+    return {
+      error: `send { channel, room } naming one of this server's channels: ${rooms.channelNames().join(', ')}`,
+    };
+  if (typeof room !== 'string') return { error: `send { channel, room } with the room's name as text` };
+  return { channel, room };
 }
 
 /** How instances pass each other their change events (socket.io's server-side emit, through the adapter). */
@@ -248,8 +271,21 @@ export function createSocketIoServer(options: SocketIoOptions) {
       closeClient(socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
     });
     type Acknowledge = (value: unknown) => void;
+    const { rooms } = options;
+    // Broadcasts arrive as `<channel>:message` (message, { room, from }), presence as `<channel>:join` / `:leave`.
+    const member: RoomMember = {
+      clientId: socket.id,
+      deliver: (channel, event) => {
+        if (event.type === 'message')
+          socket.emit(`${channel.name}:message`, event.message, { room: event.room, from: event.from });
+        else socket.emit(`${channel.name}:${event.type}`, { room: event.room, client: event.client });
+      },
+      // Mirrored in socket.io's own rooms, so io.in(key) sees the members too.
+      entered: (channel, room) => void socket.join(roomKey(channel, room)),
+      exited: (channel, room) => void socket.leave(roomKey(channel, room)),
+    };
     const conversation = answerInOrder<Acknowledge | undefined>(
-      { clientId: socket.id },
+      (channel) => rooms.context(member, channel),
       // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
       { messages: options.messageRate * 2, bytes: options.sendBuffer },
       {
@@ -273,7 +309,48 @@ export function createSocketIoServer(options: SocketIoOptions) {
         },
       },
     );
-    socket.on('disconnect', () => conversation.stop());
+    socket.on('disconnect', () => {
+      conversation.stop();
+      void rooms.disconnect(member);
+    });
+    // Joins and leaves take their turn with the client's messages: a message sent after a join is in the room.
+    socket.on('join', (given: unknown, acknowledge?: unknown) => {
+      const answer = (value: object): void => {
+        if (typeof acknowledge === 'function') acknowledge(value);
+      };
+      const request = roomRequest(rooms, given);
+      if ('error' in request) return answer({ ok: false, error: request.error });
+      const { channel, room } = request;
+      conversation.perform(
+        channel,
+        async () => {
+          try {
+            await rooms.join(member, channel, room);
+          } catch (error) {
+            return answer({ ok: false, error: (error as Error).message });
+          }
+          // Asking other instances who is there must not hold up the client's next messages.
+          void rooms.present(channel, room).then((present) => answer({ ok: true, room, present }));
+        },
+        undefined,
+      );
+    });
+    socket.on('leave', (given: unknown, acknowledge?: unknown) => {
+      const request = roomRequest(rooms, given);
+      if ('error' in request) {
+        if (typeof acknowledge === 'function') acknowledge({ ok: false, error: request.error });
+        return;
+      }
+      const { channel, room } = request;
+      conversation.perform(
+        channel,
+        async () => {
+          await rooms.leave(member, channel, room);
+          if (typeof acknowledge === 'function') acknowledge({ ok: true, room });
+        },
+        undefined,
+      );
+    });
     for (const channel of options.channels) {
       socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
         monitor.message(socket.id, channel.name, 'in', value);

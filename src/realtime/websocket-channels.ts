@@ -1,13 +1,24 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ChannelDefinition, ChannelReply, Logger } from '../core/internal.js';
+import {
+  checkRoomName,
+  maxRoomsPerClient,
+  roomFrame,
+  type ChannelDefinition,
+  type ChannelReply,
+  type ChannelRooms,
+  type Logger,
+  type RoomMember,
+} from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface WebSocketChannelOptions {
   channels: readonly ChannelDefinition[];
+  /** The rooms of the channels, shared with the other transports. */
+  rooms: ChannelRooms;
   monitor: RealtimeMonitor;
   logger: Logger;
   maxMessageBytes: number;
@@ -22,8 +33,14 @@ export interface WebSocketChannelOptions {
   sendBuffer: number;
 }
 
-/** A close reason as the protocol allows it: 123 bytes at most (channel names are ASCII). */
-const closeReason = (reason: string): string => (reason.length > 123 ? `${reason.slice(0, 120)}...` : reason);
+/** A close reason as the protocol allows it: 123 bytes at most. */
+const closeReason = (reason: string): string =>
+  Buffer.byteLength(reason) <= 123
+    ? reason
+    : `${Buffer.from(reason)
+        .subarray(0, 116)
+        .toString('utf8')
+        .replace(/\uFFFD+$/, '')}...`;
 
 /** What a plain WebSocket can carry: a number goes as its decimal text. */
 function frameOf(channel: ChannelDefinition, reply: Exclude<ChannelReply, undefined>): string | Uint8Array {
@@ -40,6 +57,20 @@ const refuse = (socket: Duplex, status: string, reason = ''): void => {
   );
 };
 
+/** The rooms a URL asks to join at connect (`?room=a&room=b`), or why they cannot be. */
+function roomsAsked(url: string | undefined): string[] | { error: string } {
+  const query = url?.split('?')[1];
+  const rooms = [...new Set(query === undefined ? [] : new URLSearchParams(query).getAll('room'))];
+  try {
+    for (const room of rooms) checkRoomName(room);
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  if (rooms.length > maxRoomsPerClient)
+    return { error: `${rooms.length} rooms asked: a client may be in at most ${maxRoomsPerClient}` };
+  return rooms;
+}
+
 /**
  * Each channel as a plain WebSocket at `/<name>`: a text frame is answered
  * with a text frame, a binary frame per the channel, in the order of the
@@ -47,12 +78,17 @@ const refuse = (socket: Duplex, status: string, reason = ''): void => {
  * an oversized message closes it with 1009; a channel handler that throws
  * or rejects, with 1011; too many messages per second, too many waiting for
  * an async handler, or a client that lets answers pile up unread, with
- * 1008. Silent clients are dropped after a missed ping.
+ * 1008. Silent clients are dropped after a missed ping. `?room=` (repeatable)
+ * joins rooms at connect, before its first message is handled; a join the
+ * channel refuses closes it with 1008 and the reason. A room's broadcasts and
+ * presence arrive as JSON text frames.
  */
 export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
   const byPath = new Map(options.channels.map((channel) => [`/${channel.name}`, channel]));
   let counter = 0;
+  // Client ids are unique across workers and instances too (a room's `present` lists them together).
+  const processTag = Math.random().toString(36).slice(2, 8);
   const alive = new WeakSet<WebSocket>();
 
   const heartbeat = setInterval(() => {
@@ -67,15 +103,28 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   }, options.pingInterval);
   heartbeat.unref();
 
-  function connect(client: WebSocket, channel: ChannelDefinition, address: string): void {
-    const id = `ws-${(++counter).toString(36)}`;
+  function connect(client: WebSocket, channel: ChannelDefinition, address: string, rooms: string[]): void {
+    const id = `ws-${processTag}_${(++counter).toString(36)}`;
     const { monitor, logger } = options;
+    const member: RoomMember = {
+      clientId: id,
+      deliver: (_channel, event) => {
+        if (client.readyState !== client.OPEN) return;
+        if (client.bufferedAmount > options.sendBuffer) {
+          return closeClient(
+            1008,
+            `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
+          );
+        }
+        client.send(roomFrame(event));
+      },
+    };
     options.connections.opened(address);
     monitor.connected(id, 'websocket', address);
     alive.add(client);
     const allow = messageRate(options.messageRate);
     const conversation = answerInOrder(
-      { clientId: id },
+      (channel) => options.rooms.context(member, channel),
       // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
       { messages: options.messageRate * 2, bytes: options.sendBuffer },
       {
@@ -106,6 +155,16 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       logger.warn({ clientId: id, code }, `websocket ${id} on /${channel.name} closed (${code}): ${reason}`);
       client.close(code, closeReason(reason));
     }
+    for (const room of rooms) {
+      conversation.perform(
+        channel,
+        () =>
+          options.rooms.join(member, channel, room).catch((error: Error) => {
+            closeClient(1008, `joining room ${room} was refused: ${error.message}`);
+          }),
+        undefined,
+      );
+    }
     client.on('pong', () => alive.add(client));
     client.on('message', (data: Buffer, isBinary: boolean) => {
       if (client.readyState !== client.OPEN) return;
@@ -126,6 +185,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     });
     client.on('close', () => {
       conversation.stop();
+      void options.rooms.disconnect(member);
       options.connections.closed(address);
       monitor.disconnected(id);
     });
@@ -141,13 +201,18 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         options.logger.warn({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
         return refuse(socket, '403 Forbidden');
       }
+      const rooms = roomsAsked(request.url);
+      if (!Array.isArray(rooms)) {
+        options.logger.warn({ reason: rooms.error }, `websocket refused: ${rooms.error}`);
+        return refuse(socket, '400 Bad Request', rooms.error);
+      }
       const address = options.clientAddress(request);
       const refusal = options.connections.refusal(address);
       if (refusal) {
         options.logger.warn({ address }, `websocket refused: ${refusal}`);
         return refuse(socket, '503 Service Unavailable', refusal);
       }
-      server.handleUpgrade(request, socket, head, (client) => connect(client, channel, address));
+      server.handleUpgrade(request, socket, head, (client) => connect(client, channel, address, rooms));
     },
     /** Closes every connection with 1001 "going away". */
     async close(): Promise<void> {

@@ -93,6 +93,65 @@ describe('the in-page WebSocket class in Chromium', () => {
     expect(await scenario('in-page')).toEqual(expected);
   });
 
+  it('two sockets in one room see each other’s messages, as on the Node server’s /chat?room=', async () => {
+    const { page } = await openPlayground(await browser());
+    const scenario = (kind: 'in-page' | 'native') =>
+      page.evaluate(async (kind) => {
+        const { berth } = window as unknown as { berth: { WebSocket: typeof WebSocket } };
+        const Socket = kind === 'in-page' ? berth.WebSocket : WebSocket;
+        const url = `ws://${kind === 'in-page' ? 'chat' : location.host}/chat?room=lobby`;
+        const open = async (frames: string[]) => {
+          const socket = new Socket(url);
+          socket.onmessage = (event) => frames.push(String(event.data));
+          await new Promise((done) => socket.addEventListener('open', done));
+          return socket;
+        };
+        const seenA: string[] = [];
+        const seenB: string[] = [];
+        const a = await open(seenA);
+        const b = await open(seenB);
+        const settled = (frames: string[], count: number) =>
+          new Promise<void>((done) => {
+            const check = setInterval(() => {
+              if (frames.length < count) return;
+              clearInterval(check);
+              done();
+            }, 10);
+            setTimeout(() => {
+              clearInterval(check);
+              done();
+            }, 5000);
+          });
+        await settled(seenA, 1);
+        a.send('hi from a');
+        await settled(seenB, 1);
+        b.send(new Uint8Array([1, 2, 3]));
+        await settled(seenA, 3);
+        b.close();
+        await settled(seenA, 4);
+        a.close();
+        // Client ids differ by transport: name them by who they are.
+        const idOf = (frames: string[]) =>
+          (JSON.parse(frames.find((frame) => frame.startsWith('{"join"'))!) as { join: { client: string } })
+            .join.client;
+        const idB = idOf(seenA);
+        const named = (frames: string[]) =>
+          frames.map((frame) => frame.replaceAll(idB, 'B').replace(/"from":"(?!B")[^"]+"/, '"from":"A"'));
+        return { a: named(seenA), b: named(seenB) };
+      }, kind);
+    const expected = {
+      a: [
+        '{"join":{"room":"lobby","client":"B"}}',
+        '9',
+        '{"room":"lobby","from":"B","bytes":"AQID"}',
+        '{"leave":{"room":"lobby","client":"B"}}',
+      ],
+      b: ['{"room":"lobby","from":"A","message":"hi from a"}', '3'],
+    };
+    expect(await scenario('native')).toEqual(expected);
+    expect(await scenario('in-page')).toEqual(expected);
+  });
+
   it('an unknown channel, or closing while connecting, fails as the browser’s own does: error, then close 1006', async () => {
     const { page } = await openPlayground(await browser());
     const scenario = (kind: 'in-page' | 'native') =>
