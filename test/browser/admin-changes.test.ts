@@ -96,6 +96,55 @@ describe('admin UI: the Changes page', () => {
     expectOfflineAndPrivate(session);
   });
 
+  it('shows the subscribers where the realtime report lists them, and nothing where it does not', async () => {
+    const { page } = await openAdmin(await browser());
+    await openChanges(page);
+    await page
+      .getByText('No change yet', { exact: false })
+      .or(page.locator('table.changes'))
+      .first()
+      .waitFor();
+    // Today's report has no subscribers: no heading, no table.
+    await page.waitForResponse((response) => response.url().endsWith('/admin/realtime'));
+    expect(await page.getByRole('heading', { name: /^Subscribers/ }).count()).toBe(0);
+
+    await page.route('**/admin/realtime', (route) =>
+      route.fulfill({
+        contentType: 'application/json',
+        body: JSON.stringify({
+          available: true,
+          clients: [],
+          recent: [],
+          subscribers: [
+            {
+              client: 'c1',
+              caller: 'accounts:u1',
+              topics: [
+                { topic: 'books', seq: 41 },
+                { topic: 'tasks', seq: 57, query: 'status=open&limit=20' },
+              ],
+            },
+            { client: 'c2', caller: null, topics: [] },
+          ],
+        }),
+      }),
+    );
+    const table = page.locator('table.subscribers');
+    await page.getByRole('heading', { name: 'Subscribers (2)' }).waitFor(); // polled every 2 s
+    expect(await table.locator('tbody tr').allTextContents()).toEqual([
+      'c1accounts:u1books41',
+      'c1accounts:u1tasks57status=open&limit=20',
+      'c2anonymousno subscription',
+    ]);
+    expect(await table.locator('thead th').allTextContents()).toEqual([
+      'Client',
+      'Caller',
+      'Topic',
+      'Position (seq)',
+      'Live query',
+    ]);
+  });
+
   it('says so where the storage keeps no change log', async () => {
     const { page } = await openAdmin(await browser());
     await page.route('**/admin/changes?*', (route) =>

@@ -4,6 +4,7 @@ import type { LoggedChange } from '../../../src/core/change-log.js';
 import { api, ApiError } from '../api.js';
 import { shortId } from '../collections.js';
 import { Failure, Loading, Scroll, Unavailable } from './shared.js';
+import { Subscribers } from './subscribers.js';
 
 /** What `GET /admin/changes` answers. */
 interface ChangeList {
@@ -50,6 +51,7 @@ function keeps({ time, maxChanges }: ChangeList['retention']): string {
 /**
  * The app's change log: the latest changes, newest first, of every
  * collection or one, paged back by seq; a row opens to its record's JSON.
+ * Below, who is subscribed and how far along each subscription is.
  */
 export function ChangesPage({ path }: { path: string }) {
   const { collection, before } = parsePath(path);
@@ -233,6 +235,7 @@ export function ChangesPage({ path }: { path: string }) {
         was away replays.
       </p>
       {body}
+      <Subscribers />
     </section>
   );
 }
