@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
+import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import {
+  adminToken,
   expectOfflineAndPrivate,
   logInAndWait,
   openAdmin,
@@ -96,53 +98,72 @@ describe('admin UI: the Changes page', () => {
     expectOfflineAndPrivate(session);
   });
 
-  it('shows the subscribers where the realtime report lists them, and nothing where it does not', async () => {
-    const { page } = await openAdmin(await browser());
-    await openChanges(page);
-    await page
-      .getByText('No change yet', { exact: false })
-      .or(page.locator('table.changes'))
-      .first()
-      .waitFor();
-    // Today's report has no subscribers: no heading, no table.
-    await page.waitForResponse((response) => response.url().endsWith('/admin/realtime'));
-    expect(await page.getByRole('heading', { name: /^Subscribers/ }).count()).toBe(0);
+  it('shows each realtime subscriber, its caller, topics, position and live query; nothing where the report has none', async () => {
+    const { page, server } = await openAdmin(await browser());
+    const sockets: Socket[] = [];
+    const connected = async (auth?: { token: string }) => {
+      const socket = connect(server.url, {
+        transports: ['websocket'],
+        reconnection: false,
+        forceNew: true,
+        ...(auth ? { auth } : {}),
+      });
+      sockets.push(socket);
+      await new Promise<void>((done, fail) => {
+        socket.once('connect', () => done());
+        socket.once('connect_error', fail);
+      });
+      return socket;
+    };
+    try {
+      const admin = await connected({ token: adminToken });
+      const anonymous = await connected();
+      const books = (await admin.emitWithAck('subscribe', 'books')) as { ok: boolean; seq: number };
+      expect(books.ok).toBe(true);
+      const live = (await admin.emitWithAck('subscribe', {
+        topic: 'books',
+        query: 'sort=title&limit=5',
+      })) as {
+        ok: boolean;
+        seq: number;
+      };
+      expect(live.ok).toBe(true);
+      expect((await anonymous.emitWithAck('subscribe', 'books')) as { ok: boolean }).toMatchObject({
+        ok: true,
+      });
 
-    await page.route('**/admin/realtime', (route) =>
-      route.fulfill({
-        contentType: 'application/json',
-        body: JSON.stringify({
-          available: true,
-          clients: [],
-          recent: [],
-          subscribers: [
-            {
-              client: 'c1',
-              caller: 'accounts:u1',
-              topics: [
-                { topic: 'books', seq: 41 },
-                { topic: 'tasks', seq: 57, query: 'status=open&limit=20' },
-              ],
-            },
-            { client: 'c2', caller: null, topics: [] },
-          ],
+      await openChanges(page);
+      await page.getByRole('heading', { name: 'Subscribers (2)' }).waitFor(); // polled every 2 s
+      const table = page.locator('table.subscribers');
+      expect(await table.locator('thead th').allTextContents()).toEqual([
+        'Client',
+        'Caller',
+        'Topic',
+        'Position (seq)',
+        'Live query',
+      ]);
+      expect((await table.locator('tbody tr').allTextContents()).sort()).toEqual(
+        [
+          `${admin.id}admin-token:adminbooks${books.seq}`,
+          `${admin.id}admin-token:adminbooks${live.seq}sort=title&limit=5`,
+          `${anonymous.id}anonymousbooks${books.seq}`,
+        ].sort(),
+      );
+
+      // A server whose realtime report lists no subscribers (an older one): no heading, no table.
+      await page.route('**/admin/realtime', (route) =>
+        route.fulfill({
+          contentType: 'application/json',
+          body: JSON.stringify({ available: true, clients: [], recent: [] }),
         }),
-      }),
-    );
-    const table = page.locator('table.subscribers');
-    await page.getByRole('heading', { name: 'Subscribers (2)' }).waitFor(); // polled every 2 s
-    expect(await table.locator('tbody tr').allTextContents()).toEqual([
-      'c1accounts:u1books41',
-      'c1accounts:u1tasks57status=open&limit=20',
-      'c2anonymousno subscription',
-    ]);
-    expect(await table.locator('thead th').allTextContents()).toEqual([
-      'Client',
-      'Caller',
-      'Topic',
-      'Position (seq)',
-      'Live query',
-    ]);
+      );
+      await expect
+        .poll(() => page.getByRole('heading', { name: /^Subscribers/ }).count(), { timeout: 5000 })
+        .toBe(0); // at the next poll
+      expect(await table.count()).toBe(0);
+    } finally {
+      for (const socket of sockets) socket.disconnect();
+    }
   });
 
   it('says so where the storage keeps no change log', async () => {
