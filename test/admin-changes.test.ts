@@ -57,7 +57,7 @@ async function logged(options: Parameters<typeof instantiate>[1] = {}) {
 describe('GET /admin/changes', () => {
   it('answers the latest changes newest first, each with who made it, when, and the record', async () => {
     const { changes, create, request } = await logged();
-    const note = await create('/notes', { title: 'first' });
+    const note = await create('/notes', { title: 'first' }, { 'x-mutation-id': 'm-1' });
     await create('/tags', { label: 'red' });
     const patched = await request(`/notes/${note.id}`, {
       method: 'PATCH',
@@ -80,12 +80,12 @@ describe('GET /admin/changes', () => {
       id: note.id,
       action: 'created',
       actor: 'admin-token:admin',
-      mutationId: null,
+      mutationId: 'm-1',
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       record: expect.objectContaining({ id: note.id, title: 'first' }),
     });
     expect(list.items[0]!.record).toMatchObject({ title: 'second' });
-    expect(list.items[1]).toMatchObject({ collection: 'tags', record: { label: 'red' } });
+    expect(list.items[1]).toMatchObject({ collection: 'tags', record: { label: 'red' }, mutationId: null });
   });
 
   it('pages back with before, keeps to one collection, and bounds the limit (50 by default, 500 at most)', async () => {
