@@ -40,6 +40,12 @@ export interface LogBounds {
 export interface ChangeLogDriver {
   /** The changes after `seq`, oldest first, at most `limit`. */
   read(after: number, limit: number): Promise<LoggedChange[]>;
+  /**
+   * The changes before `seq`, newest first, at most `limit`; only those of
+   * `collection` when it is given. For the admin's view of the latest
+   * changes; a driver without it cannot show them.
+   */
+  readBefore?(before: number, limit: number, collection?: string): Promise<LoggedChange[]>;
   bounds(): Promise<LogBounds>;
   /**
    * Drops the changes up to `seq` (at most: never past the head), and

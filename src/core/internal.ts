@@ -51,6 +51,7 @@ export {
   type BerthErrorCode,
 } from './errors.js';
 export { silentLogger } from './logger.js';
+export { durationText, durationUnits } from './duration.js';
 export { resolveMode, modeVariable } from './mode.js';
 export { equalInConstantTime, generateToken, hashToken } from './admin-token.js';
 export { defaultBodyLimit, maxJsonDepth, readJsonBody } from './body.js';

@@ -34,6 +34,15 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
     Math.max((await changes().orderBy('seq').last())?.seq ?? 0, await floorOf());
   return {
     read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
+    readBefore: (before, limit, collection) =>
+      lock(() => {
+        const newest = changes().where('seq').below(before).reverse();
+        return (
+          collection === undefined ? newest : newest.filter((change) => change.collection === collection)
+        )
+          .limit(limit)
+          .toArray();
+      }),
     bounds: () => lock(async () => ({ head: await headOf(), floor: await floorOf() })),
     trim: (upTo) =>
       lock(async () => {

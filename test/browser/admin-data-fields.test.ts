@@ -142,7 +142,7 @@ describe('admin UI: the Data page generates its forms from any collection', () =
     expect(await page.getByRole('button', { name: /^New/ }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^(Edit|Delete)/ }).count()).toBe(0);
     expect(await page.getByRole('navigation', { name: 'Pages', exact: true }).textContent()).toBe(
-      'OverviewAPI referenceDataRealtimeService',
+      'OverviewAPI referenceDataChangesRealtimeService',
     );
     expect(await page.locator('body').textContent()).not.toMatch(/book/i);
   });

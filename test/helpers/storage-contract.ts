@@ -144,6 +144,52 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('reads the change log newest first: before a seq, at most a limit, of one collection or of all', async () => {
+    const { storage, repo } = await ready();
+    const changes = storage.changes!;
+    expect(changes.readBefore).toBeDefined();
+    const { head: start } = await changes.bounds();
+    const first = await repo.create({ name: 'First' });
+    await storage.repository(parts).create({ label: 'Part', gadget: first.id });
+    await repo.update(first.id, { size: 2 });
+    await storage.repository(notes).create({ text: 'Note' });
+    const { head } = await changes.bounds();
+    const newest = await changes.readBefore!(head + 1, 10);
+    const mine = newest.filter((change) => change.seq > start);
+    expect(mine.map((change) => `${change.collection}:${change.action}`)).toEqual([
+      'notes:created',
+      'gadgets:updated',
+      'parts:created',
+      'gadgets:created',
+    ]);
+    expect(mine[1]).toMatchObject({ id: first.id, record: { name: 'First', size: 2 }, actor: null });
+    expect(typeof mine[1]!.at).toBe('string');
+    // The same changes, a page at a time: each page's last seq is where the next one ends.
+    const page = await changes.readBefore!(head + 1, 2);
+    expect(page.map((change) => change.seq)).toEqual([mine[0]!.seq, mine[1]!.seq]);
+    const older = await changes.readBefore!(page[1]!.seq, 2);
+    expect(older.map((change) => change.seq)).toEqual([mine[2]!.seq, mine[3]!.seq]);
+    // Of one collection: the others' changes between are passed over.
+    const gadgetChanges = await changes.readBefore!(head + 1, 10, 'gadgets');
+    expect(gadgetChanges.filter((change) => change.seq > start).map((change) => change.action)).toEqual([
+      'updated',
+      'created',
+    ]);
+    expect(await changes.readBefore!(mine[1]!.seq, 1, 'gadgets')).toMatchObject([{ seq: mine[3]!.seq }]);
+    expect(await changes.readBefore!(head + 1, 10, 'locks')).toEqual([]);
+    // Trimmed changes are gone from it too.
+    await changes.trim(mine[2]!.seq);
+    expect((await changes.readBefore!(head + 1, 10)).map((change) => change.seq)).toEqual([
+      mine[0]!.seq,
+      mine[1]!.seq,
+    ]);
+    // A trim up to the head leaves nothing to read, of any collection.
+    await changes.trim(head);
+    expect(await changes.readBefore!(head + 1, 10)).toEqual([]);
+    expect(await changes.readBefore!(head + 1, 10, 'notes')).toEqual([]);
+    await storage.close();
+  });
+
   it('creates the collections and seeds once; a migration with nothing to do changes nothing', async () => {
     const { storage, steps, repo } = await ready();
     expect(steps).toContain('gadgets:seed:1 records');

@@ -2,6 +2,7 @@ import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { clearToken, getToken } from './api.js';
 import { ApiReferencePage } from './pages/api-reference.js';
+import { ChangesPage } from './pages/changes.js';
 import { DataPage } from './pages/data.js';
 import { Login } from './pages/login.js';
 import { OverviewPage } from './pages/overview.js';
@@ -15,6 +16,7 @@ const pages = {
   overview: { title: 'Overview', Page: OverviewPage },
   api: { title: 'API reference', Page: ApiReferencePage },
   data: { title: 'Data', Page: DataPage },
+  changes: { title: 'Changes', Page: ChangesPage },
   realtime: { title: 'Realtime', Page: RealtimePage },
   service: { title: 'Service', Page: ServicePage },
 } satisfies Record<string, PageEntry>;

@@ -17,6 +17,7 @@ import {
   type ModuleDefinition,
   type RegisteredRoute,
 } from '../../core/internal.js';
+import { changeLogRoute } from './change-log-route.js';
 
 /** Reports the admin API shows; each runtime fills in what it can. */
 export interface AdminReports {
@@ -192,7 +193,8 @@ export function createAdminModule(
 ): ModuleDefinition {
   return defineModule({
     name: 'admin',
-    description: 'Administration: server overview, realtime and service status. Needs the admin token.',
+    description:
+      'Administration: server overview, the change log, realtime and service status. Needs the admin token.',
     routes: [
       defineRoute({
         method: 'GET',
@@ -250,6 +252,7 @@ export function createAdminModule(
             message: 'Realtime is not running on this server, so there are no clients or messages to show.',
           },
       }),
+      changeLogRoute,
       defineRoute({
         method: 'GET',
         path: '/admin/load',

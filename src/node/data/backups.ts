@@ -1,9 +1,15 @@
 import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { BackupEntry, BackupProgress, Backups, Logger, Storage } from '../../core/internal.js';
+import {
+  durationText,
+  type BackupEntry,
+  type BackupProgress,
+  type Backups,
+  type Logger,
+  type Storage,
+} from '../../core/internal.js';
 import { fileTime, writeWhole } from './backup-files.js';
-import { durationText } from '../settings/setting-table.js';
 import { chosenStorage, registeredDrivers, type ChosenStorage } from './storage-drivers/registry.js';
 
 /** Where backups go: `<data dir>/backups`. */

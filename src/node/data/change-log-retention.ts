@@ -1,6 +1,5 @@
 /** Drops the changes the change log no longer keeps: older than its retention, or past its size. */
-import type { ChangeLogDriver, Logger } from '../../core/internal.js';
-import { durationText } from '../settings/setting-table.js';
+import { durationText, type ChangeLogDriver, type Logger } from '../../core/internal.js';
 
 /** How often the log is trimmed. */
 const everyMs = 60_000;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { defaultBodyLimit, type Mode } from '../../core/internal.js';
+import { defaultBodyLimit, durationUnits, type Mode } from '../../core/internal.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../../realtime/realtime-settings.js';
 import { defaultPort, parsePort } from '../server/port.js';
 import { SettingError } from './setting-error.js';
@@ -68,14 +68,6 @@ function wholeNumber(min: number, unit: string) {
     }
     return Number(text);
   };
-}
-
-const durationUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration as the settings write it, in its largest whole unit: `1d`, `6h`, `30m`, `90s`. */
-export function durationText(ms: number): string {
-  const unit = (['d', 'h', 'm'] as const).find((each) => ms % durationUnits[each]! === 0) ?? 's';
-  return `${ms / durationUnits[unit]!}${unit}`;
 }
 
 /** `30m`, `6h`, `1d` (or `90s`) in ms; `0` or `off` is 0 (none). */

@@ -70,6 +70,10 @@ export async function appendChange(
   return Number(row!.seq);
 }
 
+const columns = 'seq, collection, record_id, action, record, actor, mutation_id, at';
+/** Past the floor only: the last change stays in the table when a trim reaches it (see trim). */
+const kept = 'seq > (SELECT coalesce(max(floor), 0) FROM berth_change_floor)';
+
 const changeOf = (row: SqlRow): LoggedChange => ({
   seq: Number(row.seq),
   collection: String(row.collection),
@@ -96,11 +100,24 @@ export function sqlChangeLog(
   return {
     async read(after, limit) {
       const rows = await connection.all(
-        // Past the floor too: the last change stays in the table when a trim reaches it (see trim).
-        `SELECT seq, collection, record_id, action, record, actor, mutation_id, at FROM berth_changes WHERE seq > ${p(1)} AND seq > (SELECT coalesce(max(floor), 0) FROM berth_change_floor) ORDER BY seq LIMIT ${p(2)}`,
+        `SELECT ${columns} FROM berth_changes WHERE seq > ${p(1)} AND ${kept} ORDER BY seq LIMIT ${p(2)}`,
         [after, limit],
         'bounded',
       );
+      return rows.map(changeOf);
+    },
+    async readBefore(before, limit, collection) {
+      // Without a collection it walks the key down and stops after `limit`; with one, it may scan further.
+      const rows = await (collection === undefined
+        ? connection.all(
+            `SELECT ${columns} FROM berth_changes WHERE seq < ${p(1)} AND ${kept} ORDER BY seq DESC LIMIT ${p(2)}`,
+            [before, limit],
+            'bounded',
+          )
+        : connection.all(
+            `SELECT ${columns} FROM berth_changes WHERE seq < ${p(1)} AND ${kept} AND collection = ${p(2)} ORDER BY seq DESC LIMIT ${p(3)}`,
+            [before, collection, limit],
+          ));
       return rows.map(changeOf);
     },
     async bounds() {
