@@ -214,9 +214,10 @@ describe('GET /docs', () => {
     const found = problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer ?? ''}`);
     expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     expect(found.filter((line) => line.startsWith('no-empty-servers'))).toEqual([]);
-    // Only the operations that cannot fail with a 4xx (the document itself, a redirect, the health probes) lack one.
+    // Only the operations that cannot fail with a 4xx (the documents themselves, a redirect, the health probes) lack one.
     expect(found.filter((line) => line.startsWith('operation-4xx-response'))).toEqual([
       'operation-4xx-response #/paths/~1docs/get/responses',
+      'operation-4xx-response #/paths/~1docs~1asyncapi/get/responses',
       'operation-4xx-response #/paths/~1healthz/get/responses',
       'operation-4xx-response #/paths/~1readyz/get/responses',
       'operation-4xx-response #/paths/~1playground/get/responses',
