@@ -14,9 +14,12 @@ const layers = {
   service: ['core'],
   modules: ['core', 'modules'],
   browser: ['core', 'storage', 'modules', 'browser'],
+  client: ['core'],
   node: ['core', 'storage', 'realtime', 'modules', 'service', 'node'],
 };
-const folders = ['core', 'storage', 'realtime', 'service', 'modules', 'browser', 'node', 'cli'];
+const folders = ['core', 'storage', 'realtime', 'service', 'modules', 'browser', 'client', 'node', 'cli'];
+/** The folders that run anywhere (pages, Service Workers, Node): no Node built-in. */
+const runtimeFree = ['core', 'client'];
 const layerRules = Object.entries(layers).map(([layer, allowed]) => {
   const forbidden = folders.filter((folder) => folder !== layer && !allowed.includes(folder));
   return {
@@ -30,12 +33,11 @@ const layerRules = Object.entries(layers).map(([layer, allowed]) => {
               regex: `^(?:\\.\\./)+(?:${forbidden.join('|')})/`,
               message: `src/${layer} may import only ${allowed.length ? allowed.map((folder) => `src/${folder}`).join(', ') : 'itself'}: the layers point one way (see eslint.config.js)`,
             },
-            ...(layer === 'core'
+            ...(runtimeFree.includes(layer)
               ? [
                   {
                     regex: '^node:',
-                    message:
-                      'src/core is runtime-free: no Node built-ins (it runs in pages and Service Workers)',
+                    message: `src/${layer} is runtime-free: no Node built-ins (it runs in pages and Service Workers)`,
                   },
                 ]
               : []),
@@ -59,6 +61,25 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // berth/client ships without Berth's runtime: it takes core's types, never its code.
+    files: ['src/client/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?:\\.\\./)+core/',
+              allowTypeImports: true,
+              message:
+                "src/client imports only types of src/core (import type): it ships without Berth's runtime",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: [
       'ui/src/**',

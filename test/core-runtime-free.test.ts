@@ -54,7 +54,7 @@ describe('the layers point one way (npm run lint)', () => {
     const eslint = new ESLint({ cwd: repoRoot });
     const [result] = await eslint.lintText(code, { filePath: join(repoRoot, filePath) });
     return result!.messages
-      .filter((message) => message.ruleId === 'no-restricted-imports')
+      .filter((message) => message.ruleId?.endsWith('no-restricted-imports'))
       .map((message) => message.message);
   };
 
@@ -87,6 +87,32 @@ describe('the layers point one way (npm run lint)', () => {
         'src/service/example.ts',
         "import { CommandError } from '../cli/command-error.js';\nexport { CommandError };\n",
       ),
+    ).toHaveLength(1);
+  });
+
+  it('src/client takes only types of src/core, and nothing of the other folders or Node', async () => {
+    expect(
+      await lint(
+        'src/client/example.ts',
+        "import { EventBus } from '../core/events.js';\nexport { EventBus };\n",
+      ),
+    ).toEqual([
+      "'../core/events.js' import is restricted from being used by a pattern. src/client imports only types of src/core (import type): it ships without Berth's runtime",
+    ]);
+    expect(
+      await lint(
+        'src/client/example.ts',
+        "import type { RecordOf } from '../core/collection.js';\nexport type { RecordOf };\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await lint(
+        'src/client/example.ts',
+        "import { createBrowserServer } from '../browser/browser-server.js';\nexport { createBrowserServer };\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await lint('src/client/example.ts', "import { connect } from 'node:net';\nexport { connect };\n"),
     ).toHaveLength(1);
   });
 

@@ -1,0 +1,75 @@
+import { compareBy, resultShape } from './query-order.js';
+
+/** The events a live query's result changes by. */
+export type LiveAction = 'enter' | 'change' | 'leave';
+
+/** A live query's result, kept in memory: replaced by a snapshot, then changed event by event. */
+export interface LiveResultState<R extends { id: string }> {
+  /** The records, in the query's order and no more than its limit (a new array after each change). */
+  readonly items: readonly R[];
+  /** The seq the result stands at: the snapshot's, then each event's applied. */
+  readonly seq: number | undefined;
+  /** Takes a snapshot (an ack's `items`) at `seq`, instead of what was there. */
+  replace(items: readonly R[], seq: number | undefined): void;
+  /**
+   * Applies one event; false when it changes nothing: a seq not above the
+   * result's (already seen), a leave of a record not in the result.
+   */
+  apply(action: LiveAction, record: R | { id: string }, seq: number | undefined): boolean;
+}
+
+/**
+ * A live query's result: kept sorted by the query's `sort` (id last, in the
+ * first key's direction; `fallbackSort` when the query names none) and cut to
+ * its `limit`, as the server lists it. `enter` and `change` put the record
+ * where the order says (a change may move it; an enter at the end of a full
+ * result pushes the last one out), `leave` takes it away.
+ */
+export function createLiveResult<R extends { id: string }>(
+  query: string,
+  fallbackSort?: string,
+): LiveResultState<R> {
+  const { order, limit } = resultShape(query, fallbackSort);
+  const compare = compareBy(order) as (a: R, b: R) => number;
+  let items: readonly R[] = [];
+  let seq: number | undefined;
+
+  /** Where `record` goes in `list` (sorted): after every record that comes before or with it. */
+  const placeOf = (list: readonly R[], record: R): number => {
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compare(list[middle]!, record) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+
+  return {
+    get items() {
+      return items;
+    },
+    get seq() {
+      return seq;
+    },
+    replace(snapshot, at) {
+      items = [...snapshot].sort(compare).slice(0, limit);
+      seq = at;
+    },
+    apply(action, record, at) {
+      if (at !== undefined && seq !== undefined && at <= seq) return false;
+      if (at !== undefined) seq = at;
+      const index = items.findIndex(({ id }) => id === record.id);
+      if (action === 'leave') {
+        if (index < 0) return false;
+        items = items.filter((_, i) => i !== index);
+        return true;
+      }
+      const rest = index < 0 ? [...items] : items.filter((_, i) => i !== index);
+      rest.splice(placeOf(rest, record as R), 0, record as R);
+      items = rest.length > limit ? rest.slice(0, limit) : rest;
+      return true;
+    },
+  };
+}

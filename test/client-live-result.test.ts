@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { createLiveResult } from '../src/client/live-result.js';
+import { resultShape } from '../src/client/query-order.js';
+
+type Task = { id: string; title: string; due: string | null };
+const task = (id: string, due: string | null, title = `task ${id}`): Task => ({ id, title, due });
+const ids = (items: readonly { id: string }[]) => items.map(({ id }) => id);
+
+describe('a live query’s order and size, read from its query string', () => {
+  it('takes the sort keys, then id in the first key’s direction, and the limit', () => {
+    expect(resultShape('status=open&sort=-due,title&limit=5')).toEqual({
+      order: [
+        { field: 'due', direction: 'desc' },
+        { field: 'title', direction: 'asc' },
+        { field: 'id', direction: 'desc' },
+      ],
+      limit: 5,
+    });
+    expect(resultShape('?sort=title').order).toEqual([
+      { field: 'title', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ]);
+    expect(resultShape('sort=-id').order).toEqual([{ field: 'id', direction: 'desc' }]);
+  });
+
+  it('without sort or limit: the collection’s order (-createdAt unless told) and 20, as GET answers', () => {
+    expect(resultShape('status=open')).toEqual({
+      order: [
+        { field: 'createdAt', direction: 'desc' },
+        { field: 'id', direction: 'desc' },
+      ],
+      limit: 20,
+    });
+    expect(resultShape('', 'title').order[0]).toEqual({ field: 'title', direction: 'asc' });
+  });
+});
+
+describe('a live query’s result', () => {
+  const open = () => {
+    const result = createLiveResult<Task>('status=open&sort=-due&limit=3');
+    result.replace([task('a', '2025-01-01'), task('b', '2025-03-01'), task('c', '2025-02-01')], 10);
+    return result;
+  };
+
+  it('takes the snapshot in the query’s order, cut to its limit, at its seq', () => {
+    const result = createLiveResult<Task>('sort=-due&limit=2');
+    result.replace([task('a', '2025-01-01'), task('b', '2025-03-01'), task('c', '2025-02-01')], 7);
+    expect(ids(result.items)).toEqual(['b', 'c']);
+    expect(result.seq).toBe(7);
+  });
+
+  it('an enter that belongs before the end pushes the last record out', () => {
+    const result = open();
+    expect(ids(result.items)).toEqual(['b', 'c', 'a']);
+    expect(result.apply('enter', task('d', '2025-02-15'), 11)).toBe(true);
+    expect(ids(result.items)).toEqual(['b', 'd', 'c']);
+    expect(result.seq).toBe(11);
+    // The server's leave of the record pushed out changes nothing more.
+    expect(result.apply('leave', { id: 'a' }, 12)).toBe(false);
+    expect(ids(result.items)).toEqual(['b', 'd', 'c']);
+  });
+
+  it('a change moves its record to where the order puts it', () => {
+    const result = open();
+    result.apply('change', task('a', '2025-04-01', 'now first'), 11);
+    expect(ids(result.items)).toEqual(['a', 'b', 'c']);
+    expect(result.items[0]).toEqual(task('a', '2025-04-01', 'now first'));
+    result.apply('change', task('b', '2024-12-01'), 12);
+    expect(ids(result.items)).toEqual(['a', 'c', 'b']);
+  });
+
+  it('a leave takes its record away; the enter that pulls another in at the limit fills the place', () => {
+    const result = open();
+    expect(result.apply('leave', { id: 'c' }, 11)).toBe(true);
+    expect(ids(result.items)).toEqual(['b', 'a']);
+    result.apply('enter', task('e', '2024-01-01'), 12);
+    expect(ids(result.items)).toEqual(['b', 'a', 'e']);
+  });
+
+  it('drops an event whose seq is not above the result’s', () => {
+    const result = open();
+    const before = result.items;
+    expect(result.apply('enter', task('z', '2030-01-01'), 10)).toBe(false);
+    expect(result.apply('leave', { id: 'b' }, 9)).toBe(false);
+    expect(result.items).toBe(before);
+    expect(result.seq).toBe(10);
+  });
+
+  it('gives a new array at each change (the old one stays as it was)', () => {
+    const result = open();
+    const before = result.items;
+    result.apply('leave', { id: 'b' }, 11);
+    expect(ids(before)).toEqual(['b', 'c', 'a']);
+    expect(result.items).not.toBe(before);
+  });
+
+  it('orders equal keys by id in the first key’s direction, and nothing (null) first ascending, last descending', () => {
+    const descending = createLiveResult<Task>('sort=-due');
+    descending.replace([task('a', '2025-01-01'), task('b', null), task('c', '2025-01-01')], 1);
+    expect(ids(descending.items)).toEqual(['c', 'a', 'b']);
+    const ascending = createLiveResult<Task>('sort=due,title');
+    ascending.replace([task('a', '2025-01-01', 'same'), task('b', null), task('c', '2025-01-01', 'same')], 1);
+    expect(ids(ascending.items)).toEqual(['b', 'a', 'c']);
+  });
+
+  it('an enter of a record it holds already (or a change of one it lacks) leaves one copy, in place', () => {
+    const result = open();
+    result.apply('enter', task('c', '2025-02-02'), 11);
+    result.apply('change', task('x', '2000-01-01'), 12);
+    expect(ids(result.items)).toEqual(['b', 'c', 'a']);
+  });
+});
