@@ -8,15 +8,23 @@ import { repoRoot } from './helpers/processes.js';
 const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 const importPattern = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** Every module reachable from `entry` by relative imports, with the bare specifiers each imports. */
-function importGraph(entry: string): Map<string, string[]> {
+/**
+ * Every module reachable from `entry` by relative imports, with the bare
+ * specifiers each imports; with `runtimeOnly`, by those that remain at run
+ * time (not `import type`).
+ */
+function importGraph(entry: string, runtimeOnly = false): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   const queue = [entry];
   while (queue.length) {
     const file = queue.pop()!;
     if (graph.has(file)) continue;
     const bare: string[] = [];
-    for (const match of readFileSync(file, 'utf8').matchAll(importPattern)) {
+    const text = readFileSync(file, 'utf8');
+    // Comments (an @example's imports) are no imports.
+    const code = runtimeOnly ? text.replace(/\/\*[\s\S]*?\*\//g, '') : text;
+    for (const match of code.matchAll(importPattern)) {
+      if (runtimeOnly && /^(?:import|export)\s+type\s/.test(match[0])) continue;
       const specifier = match[1] ?? match[2]!;
       if (specifier.startsWith('.')) queue.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
       else bare.push(specifier);
@@ -37,6 +45,20 @@ describe('src/core is runtime-free', () => {
       const text = readFileSync(file, 'utf8');
       if (/\bprocess\.|\bBuffer\.|\bwindow\./.test(text))
         offenders.push(`${file}: uses process, Buffer or window`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('nothing reachable from src/client (berth/client) imports a Node built-in or touches process', () => {
+    const graph = importGraph(join(repoRoot, 'src', 'client', 'index.ts'), true);
+    expect(graph.size).toBeGreaterThan(5);
+    const offenders: string[] = [];
+    for (const [file, specifiers] of graph) {
+      // Only relative imports, and core's only as types: berth/client brings no package (the socket is the caller's).
+      if (file.includes(`${join('src', 'core')}`)) offenders.push(`${file}: core's code, not its types`);
+      for (const specifier of specifiers) offenders.push(`${file}: ${specifier}`);
+      if (/\bprocess\.|\bBuffer\.|\bwindow\.|\bdocument\./.test(readFileSync(file, 'utf8')))
+        offenders.push(`${file}: uses process, Buffer, window or document`);
     }
     expect(offenders).toEqual([]);
   });

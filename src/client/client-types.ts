@@ -1,0 +1,143 @@
+import type { CollectionDefinition, Fields, RecordOf } from '../core/collection.js';
+
+/** A record of a topic whose declaration the caller does not have: its id, and fields of any value. */
+export type ClientRecord = Record<string, unknown> & { id: string };
+
+/**
+ * The records a topic's events carry: `RecordOf` a collection's declaration
+ * (`typeof tasks`), a record type of the caller's own, or `ClientRecord`.
+ */
+export type RecordFor<C> = [C] extends [CollectionDefinition<infer F extends Fields>]
+  ? RecordOf<F>
+  : [C] extends [{ id: string }]
+    ? C
+    : ClientRecord;
+
+/** What a collection's change event says: its kind, its record (as the caller may see it) and its seq. */
+export interface RecordChange<R> {
+  topic: string;
+  action: 'created' | 'updated' | 'deleted';
+  /** For `deleted`, the record as it was. */
+  record: R;
+  /** Its place in the server's change log; undefined only from a server that keeps none. */
+  seq: number | undefined;
+}
+
+/**
+ * The server no longer has every change since the client's last one (it
+ * was away longer than the log keeps them): the events between are lost,
+ * read the collection again. Events go on from `seq`.
+ */
+export interface Resync<R> {
+  topic: string;
+  action: 'resync';
+  seq: number | undefined;
+  /** The server's words: why, and what to do. */
+  reason: string;
+  /** The collection read again (`GET /<topic>`, every page) when the client was given `fetch`. */
+  records: R[] | undefined;
+}
+
+/** Everything a subscription gets, in the order of the change log. */
+export type SubscriptionEvent<R> = RecordChange<R> | Resync<R>;
+
+/** A subscription's one function: every change and resync, in order; a promise it returns is awaited first. */
+export type SubscriptionListener<R> = (event: SubscriptionEvent<R>) => void | Promise<void>;
+
+/** Why a subscription ended, or could not be made. */
+export interface ClientProblem {
+  topic: string;
+  /** A live query's query string. */
+  query?: string;
+  /** The server's code (`berth:error`: 401, 403, 503, 1008…) when it gave one. */
+  code?: number;
+  reason: string;
+  /** What a handler threw, when the problem is one. */
+  error?: unknown;
+}
+
+/**
+ * A subscription's handlers, each optional. A promise a handler returns is
+ * awaited before the next event is handed over, so even async handlers see
+ * the changes one at a time, in order.
+ */
+export interface SubscriptionHandlers<R> {
+  created?(record: R, meta: { seq: number | undefined }): void | Promise<void>;
+  updated?(record: R, meta: { seq: number | undefined }): void | Promise<void>;
+  /** The record as it was. */
+  deleted?(record: R, meta: { seq: number | undefined }): void | Promise<void>;
+  /** The changes since the last one are no longer kept: read the collection again (`records` with `fetch`). */
+  resync?(resync: Resync<R>): void | Promise<void>;
+  /** The server refused or ended the subscription, or a handler threw (without this, that error is thrown). */
+  error?(problem: ClientProblem): void;
+}
+
+/** A live query's result, kept up to date. */
+export interface LiveQuery<R> {
+  /** The records, in the query's order and no more than its limit: a new array after each change. */
+  readonly items: readonly R[];
+  /** The seq the result stands at (undefined before the first snapshot). */
+  readonly seq: number | undefined;
+  /** Settles at the first snapshot; rejects when the server refuses the query. */
+  readonly ready: Promise<void>;
+  /** Calls `listener` after each change of the result (the snapshot too); returns what stops it. */
+  subscribe(listener: (items: readonly R[]) => void): () => void;
+  /** Stops following the query (the server's subscription ends with the last of the same query). */
+  close(): void;
+}
+
+export interface LiveOptions {
+  /**
+   * The order of the collection when the query names no `sort`
+   * (`defineCollection({ sort })`, by default `-createdAt`).
+   */
+  sort?: string;
+  /** The server refused or ended the query, or a listener threw (without this, that error is thrown). */
+  error?(problem: ClientProblem): void;
+}
+
+/** What the client needs of a socket.io-client `Socket` (it brings no socket.io of its own). */
+export interface ClientSocket {
+  readonly connected: boolean;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- socket.io-client's listeners take any
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as `on`
+  off(event: string, listener?: (...args: any[]) => void): unknown;
+  emit(event: string, ...args: unknown[]): unknown;
+  emitWithAck(event: string, ...args: unknown[]): Promise<unknown>;
+  /** socket.io-client's `socket.timeout(ms)`: an ack that does not come rejects. */
+  timeout?(milliseconds: number): { emitWithAck(event: string, ...args: unknown[]): Promise<unknown> };
+}
+
+/** A `fetch` of a path on the server (its origin and credentials are the caller's), answering like `fetch`. */
+export type FetchPath = (path: string) => Promise<{
+  ok: boolean;
+  status: number;
+  json(): Promise<unknown>;
+}>;
+
+export interface ClientOptions {
+  /** A socket.io-client socket to the server (`io(url, { auth: { token } })`), reconnecting by itself. */
+  socket: ClientSocket;
+  /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */
+  fetch?: FetchPath;
+  /** How long a subscribe's answer may take before it is asked again (default 10 s). */
+  ackTimeout?: number;
+}
+
+/** A realtime client: subscriptions that never lose an event, and live queries. */
+export interface Client {
+  /**
+   * Follows a topic's changes: each once, in the order of the change log,
+   * across reconnections (it subscribes again from its last seq by
+   * itself). Returns what stops it.
+   */
+  subscribe<C = ClientRecord>(
+    topic: string,
+    handlers: SubscriptionHandlers<RecordFor<C>> | SubscriptionListener<RecordFor<C>>,
+  ): () => void;
+  /** Keeps the result of `GET /<topic>?<query>` up to date (filters, sort and limit; no paging). */
+  live<C = ClientRecord>(topic: string, query?: string, options?: LiveOptions): LiveQuery<RecordFor<C>>;
+  /** Stops every subscription and live query (the socket is the caller's: it stays open). */
+  close(): void;
+}

@@ -1,0 +1,89 @@
+import type { ClientProblem, LiveOptions, LiveQuery } from './client-types.js';
+import { createLiveResult, type LiveAction } from './live-result.js';
+import { throwLater } from './topic-feed.js';
+
+/** One handle given by `client.live`: its own listeners and error handler, over a result it may share. */
+interface Handle {
+  changed(): void;
+  problem(problem: ClientProblem): void;
+}
+
+/**
+ * A live query's result and the handles that follow it: every `client.live`
+ * of the same topic and query string shares one result (and one
+ * subscription on the server); the last handle closed ends it.
+ */
+export function createLiveEntry<R extends { id: string }>(
+  topic: string,
+  query: string,
+  sort: string | undefined,
+  ended: () => void,
+) {
+  const result = createLiveResult<R>(query, sort);
+  const handles = new Set<Handle>();
+  let taken = false;
+  let settle!: { resolve: () => void; reject: (error: Error) => void };
+  const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  ready.catch(() => {}); // a refusal reaches the error handlers; `ready` rejects for those who await it
+  const changed = (): void => {
+    for (const handle of [...handles]) handle.changed();
+  };
+
+  return {
+    /** A fresh result at `seq` (a subscribe's ack, or a read of the query). */
+    snapshot(items: readonly R[], seq: number | undefined): void {
+      result.replace(items, seq);
+      taken = true;
+      settle.resolve();
+      changed();
+    },
+    /** An event of the query: applied when its seq is above the result's. */
+    apply(action: LiveAction, record: R | { id: string }, seq: number | undefined): void {
+      if (taken && result.apply(action, record, seq)) changed();
+    },
+    /** The server refused or ended the query, or it cannot be read. */
+    problem(problem: ClientProblem): void {
+      if (!taken) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
+      for (const handle of [...handles]) handle.problem(problem);
+    },
+    /** A new handle on the result. */
+    open(options: LiveOptions = {}): LiveQuery<R> {
+      const listeners = new Set<(items: readonly R[]) => void>();
+      const problem = (found: ClientProblem): void =>
+        options.error ? options.error(found) : throwLater(found);
+      const call = (listener: (items: readonly R[]) => void): void => {
+        try {
+          listener(result.items);
+        } catch (error) {
+          problem({ topic, query, reason: `a listener threw: ${(error as Error)?.message ?? error}`, error });
+        }
+      };
+      const handle: Handle = {
+        changed: () => listeners.forEach(call),
+        problem,
+      };
+      handles.add(handle);
+      return {
+        get items() {
+          return result.items;
+        },
+        get seq() {
+          return result.seq;
+        },
+        ready,
+        subscribe(listener) {
+          listeners.add(listener);
+          if (taken) call(listener);
+          return () => void listeners.delete(listener);
+        },
+        close() {
+          if (!handles.delete(handle)) return;
+          listeners.clear();
+          if (handles.size === 0) ended();
+        },
+      };
+    },
+  };
+}
+
+export type LiveEntry<R extends { id: string }> = ReturnType<typeof createLiveEntry<R>>;

@@ -1,0 +1,177 @@
+import type {
+  Client,
+  ClientProblem,
+  ClientRecord,
+  ClientSocket,
+  FetchPath,
+  LiveQuery,
+  RecordChange,
+  SubscriptionHandlers,
+} from './client-types.js';
+import { createLiveEntry, type LiveEntry } from './live-entry.js';
+import type { LiveAction } from './live-result.js';
+import { readCollection } from './read-collection.js';
+import { keepSubscribed, socketLink, type SubscribeAck } from './socket-link.js';
+import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
+
+/** How long a subscribe's answer may take before it is asked again. */
+const defaultAckTimeout = 10_000;
+
+const changeActions: ReadonlyArray<RecordChange<unknown>['action']> = ['created', 'updated', 'deleted'];
+const liveActions: readonly LiveAction[] = ['enter', 'change', 'leave'];
+
+/** What `berth:error` says: the server ends the connection, or one topic's subscriptions. */
+interface Closing {
+  code?: number;
+  reason?: string;
+  topic?: string;
+}
+
+/** The meta an event carries: its seq, and for a live query's event the query string. */
+type EventMeta = { seq?: number; query?: string } | undefined;
+
+type Plain = { feed: TopicFeed<ClientRecord>; end(problem?: ClientProblem): void; again(): void };
+type Live = {
+  entry: LiveEntry<ClientRecord>;
+  apply(action: LiveAction, record: ClientRecord, seq: number | undefined): void;
+  end(problem?: ClientProblem): void;
+  again(): void;
+};
+
+/** The client over a socket.io-client socket: see `createClient`. */
+export function socketClient(options: {
+  socket: ClientSocket;
+  fetch?: FetchPath;
+  ackTimeout?: number;
+}): Client {
+  const link = socketLink(options.socket, options.ackTimeout ?? defaultAckTimeout);
+  const plain = new Map<string, Plain>();
+  const live = new Map<string, Live>();
+  /** Per topic with live queries: the listeners of its enter, change and leave events. */
+  const liveTopics = new Map<string, () => void>();
+  const liveKey = (topic: string, query: string): string => `${topic}?${query}`;
+
+  const openPlain = (topic: string): Plain => {
+    const feed = createTopicFeed<ClientRecord>(topic);
+    const offs = changeActions.map((action) =>
+      link.on(`${topic}:${action}`, (record: ClientRecord, meta: EventMeta) =>
+        standing.receive(() => feed.change(action, record, meta?.seq)),
+      ),
+    );
+    const { fetch } = options;
+    const read = fetch ? () => readCollection<ClientRecord>(fetch, topic) : undefined;
+    const standing = keepSubscribed(link, {
+      request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
+      unsubscribe: topic,
+      answered(ack: SubscribeAck) {
+        if (!ack.ok) return entry.end({ topic, reason: ack.error ?? 'refused' });
+        if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
+        else feed.startAt(ack.seq);
+      },
+    });
+    const entry: Plain = {
+      feed,
+      again: standing.again,
+      end(problem) {
+        if (plain.get(topic) !== entry) return;
+        plain.delete(topic);
+        offs.forEach((off) => off());
+        standing.stop();
+        if (problem) feed.problem(problem);
+      },
+    };
+    plain.set(topic, entry);
+    return entry;
+  };
+
+  /** Hands a topic's live events to the query they name. */
+  const followLiveTopic = (topic: string): void => {
+    if (liveTopics.has(topic)) return;
+    const offs = liveActions.map((action) =>
+      link.on(`${topic}:${action}`, (record: ClientRecord, meta: EventMeta) => {
+        if (typeof meta?.query === 'string')
+          live.get(liveKey(topic, meta.query))?.apply(action, record, meta.seq);
+      }),
+    );
+    liveTopics.set(topic, () => offs.forEach((off) => off()));
+  };
+
+  const openLive = (topic: string, query: string, sort: string | undefined): Live => {
+    const key = liveKey(topic, query);
+    const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => live.get(key)?.end());
+    const standing = keepSubscribed(link, {
+      // A live query's answer is always a fresh snapshot: it needs no since.
+      request: () => ({ topic, query }),
+      unsubscribe: { topic, query },
+      answered(ack: SubscribeAck) {
+        if (!ack.ok) return subscription.end({ topic, query, reason: ack.error ?? 'refused' });
+        entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
+      },
+    });
+    const subscription: Live = {
+      entry,
+      again: standing.again,
+      apply: (action, record, seq) => standing.receive(() => entry.apply(action, record, seq)),
+      end(problem) {
+        if (live.get(key) !== subscription) return;
+        live.delete(key);
+        standing.stop();
+        if (![...live.keys()].some((other) => other.startsWith(`${topic}?`))) {
+          liveTopics.get(topic)?.();
+          liveTopics.delete(topic);
+        }
+        if (problem) entry.problem(problem);
+      },
+    };
+    live.set(key, subscription);
+    followLiveTopic(topic);
+    return subscription;
+  };
+
+  const offClosing = link.on('berth:error', (closing: Closing | undefined) => {
+    const problem = {
+      reason: closing?.reason ?? 'the server ended it',
+      ...(closing?.code ? { code: closing.code } : {}),
+    };
+    const plains = [...plain.values()].filter(({ feed }) => !closing?.topic || feed.topic === closing.topic);
+    const lives = [...live.entries()].filter(
+      ([key]) => !closing?.topic || key.startsWith(`${closing.topic}?`),
+    );
+    if (!closing?.topic) {
+      // The connection ends: each subscription hears why, and stands again if the socket connects again.
+      for (const { feed } of plains) feed.problem({ topic: feed.topic, ...problem });
+      for (const [key, { entry }] of lives)
+        entry.problem({
+          topic: key.slice(0, key.indexOf('?')),
+          query: key.slice(key.indexOf('?') + 1),
+          ...problem,
+        });
+      return;
+    }
+    // 503: the server could not read what the client missed and says to subscribe again; else the topic ends.
+    const topic = closing.topic;
+    for (const each of [...plains, ...lives.map(([, entry]) => entry)]) {
+      if (closing.code === 503) each.again();
+      else each.end({ topic, ...problem });
+    }
+  });
+
+  return {
+    subscribe(topic, handlers) {
+      const entry = plain.get(topic) ?? openPlain(topic);
+      const subscriber = subscriberOf(handlers as SubscriptionHandlers<ClientRecord>);
+      entry.feed.subscribers.add(subscriber);
+      return () => {
+        if (entry.feed.subscribers.delete(subscriber) && entry.feed.subscribers.size === 0) entry.end();
+      };
+    },
+    live(topic, query = '', liveOptions = {}) {
+      const { entry } = live.get(liveKey(topic, query)) ?? openLive(topic, query, liveOptions.sort);
+      return entry.open(liveOptions) as LiveQuery<never>;
+    },
+    close() {
+      offClosing();
+      for (const each of [...plain.values(), ...live.values()]) each.end();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { ClientSocket } from './client-types.js';
+
+/** A subscribe's answer, as the server gives it (see docs/realtime.md). */
+export interface SubscribeAck {
+  ok: boolean;
+  seq?: number;
+  resync?: boolean;
+  reason?: string;
+  error?: string;
+  items?: unknown[];
+}
+
+/** The socket as the client's subscriptions use it: acks that time out, listeners removed by what adds them. */
+export function socketLink(socket: ClientSocket, ackTimeout: number) {
+  return {
+    get connected() {
+      return socket.connected;
+    },
+    async ask(event: string, value: unknown): Promise<SubscribeAck> {
+      const answer = socket.timeout
+        ? await socket.timeout(ackTimeout).emitWithAck(event, value)
+        : await socket.emitWithAck(event, value);
+      return typeof answer === 'object' && answer !== null
+        ? (answer as SubscribeAck)
+        : { ok: false, error: `the server answered ${JSON.stringify(answer)}` };
+    },
+    tell(event: string, value: unknown): void {
+      if (socket.connected) socket.emit(event, value);
+    },
+    on<A extends unknown[]>(event: string, listener: (...args: A) => void): () => void {
+      socket.on(event, listener);
+      return () => void socket.off(event, listener);
+    },
+  };
+}
+
+export type SocketLink = ReturnType<typeof socketLink>;
+
+/**
+ * A subscription the server holds for this socket, made again on every
+ * (re)connection with what `request` says then (a `since`). While a
+ * subscribe waits for its answer, the subscription's events are held, then
+ * handed over after the answer: a resync or a snapshot comes first.
+ */
+export function keepSubscribed(
+  link: SocketLink,
+  options: {
+    request: () => unknown;
+    /** Sent as `unsubscribe` when it stops. */
+    unsubscribe: unknown;
+    /** The server's answer to the latest subscribe. */
+    answered: (ack: SubscribeAck) => void;
+  },
+) {
+  let generation = 0;
+  let waiting = true;
+  let held: Array<() => void> = [];
+  let stopped = false;
+
+  const send = async (): Promise<void> => {
+    if (stopped || !link.connected) return;
+    const mine = ++generation;
+    waiting = true;
+    held = [];
+    let ack: SubscribeAck;
+    try {
+      ack = await link.ask('subscribe', options.request());
+    } catch {
+      // No answer in time, or the connection dropped: ask again while connected, else at the next connection.
+      if (mine === generation && !stopped && link.connected) void send();
+      return;
+    }
+    if (mine !== generation || stopped) return;
+    waiting = false;
+    options.answered(ack);
+    const release = held;
+    held = [];
+    if (!stopped) for (const handle of release) handle();
+  };
+
+  const offConnect = link.on('connect', () => void send());
+  void send();
+  return {
+    /** Hands an event over now, or after the answer the subscription waits for. */
+    receive(handle: () => void): void {
+      if (stopped) return;
+      if (waiting) held.push(handle);
+      else handle();
+    },
+    /** Subscribes again now (the server ended the subscription and said to). */
+    again: () => void send(),
+    stop(): void {
+      if (stopped) return;
+      stopped = true;
+      held = [];
+      offConnect();
+      link.tell('unsubscribe', options.unsubscribe);
+    },
+  };
+}

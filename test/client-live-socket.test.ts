@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import { createClient, type ClientProblem, type ClientSocket } from '../src/client/index.js';
+
+type Listener = (...args: unknown[]) => void;
+type Task = { id: string; title: string; due: string };
+
+/**
+ * A socket.io-client socket's part the client uses, in memory: the test
+ * plays the server (its acks, its events) and the network (connect, drop).
+ */
+class ScriptedSocket implements ClientSocket {
+  connected = false;
+  readonly sent: Array<{ event: string; value: unknown }> = [];
+  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #acks: Array<{ value: unknown; answer: (ack: unknown) => void; fail: (error: Error) => void }> =
+    [];
+
+  on(event: string, listener: Listener) {
+    if (!this.#listeners.has(event)) this.#listeners.set(event, new Set());
+    this.#listeners.get(event)!.add(listener);
+    return this;
+  }
+  off(event: string, listener?: Listener) {
+    if (listener) this.#listeners.get(event)?.delete(listener);
+    else this.#listeners.delete(event);
+    return this;
+  }
+  emit(event: string, value: unknown) {
+    this.sent.push({ event, value });
+    return this;
+  }
+  emitWithAck(event: string, value: unknown): Promise<unknown> {
+    this.sent.push({ event, value });
+    return new Promise((answer, fail) => this.#acks.push({ value, answer, fail }));
+  }
+  /** Answers the oldest subscribe waiting for its ack. */
+  answer(ack: unknown): unknown {
+    const waiting = this.#acks.shift();
+    if (!waiting) throw new Error('no subscribe waits for an answer');
+    waiting.answer(ack);
+    return waiting.value;
+  }
+  get waiting(): number {
+    return this.#acks.length;
+  }
+  /** The server sends an event. */
+  send(event: string, ...args: unknown[]) {
+    for (const listener of this.#listeners.get(event) ?? []) listener(...args);
+  }
+  connect() {
+    this.connected = true;
+    this.send('connect');
+  }
+  /** The connection drops: the acks it waited for fail, as socket.io-client's do. */
+  drop() {
+    this.connected = false;
+    for (const { fail } of this.#acks.splice(0)) fail(new Error('socket has been disconnected'));
+    this.send('disconnect', 'transport close');
+  }
+  listening(event: string): number {
+    return this.#listeners.get(event)?.size ?? 0;
+  }
+}
+
+const task = (id: string, due: string): Task => ({ id, title: `task ${id}`, due });
+const settled = () => new Promise((done) => setTimeout(done, 0));
+const query = 'status=open&sort=-due&limit=3';
+
+async function opened() {
+  const socket = new ScriptedSocket();
+  socket.connect();
+  const client = createClient({ socket });
+  const problems: ClientProblem[] = [];
+  const tasks = client.live<Task>('tasks', query, { error: (problem) => void problems.push(problem) });
+  const seen: string[][] = [];
+  tasks.subscribe((items) => void seen.push(items.map(({ id }) => id)));
+  return { socket, client, tasks, seen, problems };
+}
+
+describe('a live query over socket.io (the server scripted)', () => {
+  it('subscribes with its query, takes the ack’s snapshot, then applies enter, change and leave of that query only', async () => {
+    const { socket, tasks, seen } = await opened();
+    expect(socket.sent).toEqual([{ event: 'subscribe', value: { topic: 'tasks', query } }]);
+    socket.answer({
+      ok: true,
+      topic: 'tasks',
+      query,
+      seq: 10,
+      items: [task('a', '2025-01-01'), task('b', '2025-03-01'), task('c', '2025-02-01')],
+    });
+    await tasks.ready;
+    expect(tasks.seq).toBe(10);
+    expect(seen).toEqual([['b', 'c', 'a']]);
+
+    socket.send('tasks:enter', task('d', '2025-02-15'), { seq: 11, query }); // pushes a out
+    socket.send('tasks:leave', { id: 'a' }, { seq: 12, query });
+    socket.send('tasks:change', task('c', '2025-04-01'), { seq: 13, query }); // moves to the front
+    socket.send('tasks:enter', task('x', '2030-01-01'), { seq: 14, query: 'status=done' }); // another query's
+    socket.send('tasks:leave', { id: 'b' }, { seq: 13, query }); // not above the last seq: dropped
+    expect(seen).toEqual([
+      ['b', 'c', 'a'],
+      ['b', 'd', 'c'],
+      ['c', 'b', 'd'],
+    ]);
+    expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'd']);
+    expect(tasks.seq).toBe(13);
+  });
+
+  it('holds the events that come before its ack, then applies those after the snapshot’s seq', async () => {
+    const { socket, seen } = await opened();
+    socket.send('tasks:enter', task('old', '2025-05-01'), { seq: 9, query });
+    socket.send('tasks:enter', task('new', '2025-06-01'), { seq: 11, query });
+    expect(seen).toEqual([]);
+    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01')] });
+    await settled();
+    expect(seen).toEqual([['a'], ['new', 'a']]);
+  });
+
+  it('after a reconnection subscribes again and replaces its result by the fresh snapshot', async () => {
+    const { socket, tasks, seen } = await opened();
+    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01'), task('b', '2025-02-01')] });
+    await tasks.ready;
+    socket.drop();
+    socket.connect();
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
+    socket.answer({ ok: true, seq: 20, items: [task('b', '2025-02-01'), task('e', '2025-07-01')] });
+    await settled();
+    expect(seen.at(-1)).toEqual(['e', 'b']);
+    expect(tasks.seq).toBe(20);
+  });
+
+  it('a subscribe lost with its connection is asked again on the next one; its late answer is ignored', async () => {
+    const { socket, tasks, seen } = await opened();
+    socket.drop(); // before the answer
+    socket.connect();
+    expect(socket.sent.filter(({ event }) => event === 'subscribe')).toHaveLength(2);
+    socket.answer({ ok: true, seq: 5, items: [task('a', '2025-01-01')] });
+    await tasks.ready;
+    expect(seen).toEqual([['a']]);
+  });
+
+  it('shares one subscription between handles of the same query; the last one closed unsubscribes', async () => {
+    const { socket, client, tasks } = await opened();
+    socket.answer({ ok: true, seq: 1, items: [task('a', '2025-01-01')] });
+    await tasks.ready;
+    const again = client.live<Task>('tasks', query);
+    await again.ready;
+    expect(again.items).toBe(tasks.items);
+    expect(socket.sent.filter(({ event }) => event === 'subscribe')).toHaveLength(1);
+    tasks.close();
+    expect(socket.sent.some(({ event }) => event === 'unsubscribe')).toBe(false);
+    again.close();
+    expect(socket.sent.at(-1)).toEqual({ event: 'unsubscribe', value: { topic: 'tasks', query } });
+    expect(socket.listening('tasks:enter')).toBe(0);
+  });
+
+  it('a refusal rejects ready and reaches the error handler', async () => {
+    const { socket, tasks, problems } = await opened();
+    socket.answer({ ok: false, error: 'tasks cannot be sorted by "nope"' });
+    await expect(tasks.ready).rejects.toThrow(/cannot be sorted/);
+    expect(problems).toEqual([{ topic: 'tasks', query, reason: 'tasks cannot be sorted by "nope"' }]);
+  });
+
+  it('the server ending its topic (berth:error) ends it; a 503 makes it subscribe again', async () => {
+    const { socket, tasks, problems } = await opened();
+    socket.answer({ ok: true, seq: 1, items: [] });
+    await tasks.ready;
+    socket.send('berth:error', { code: 503, topic: 'tasks', reason: 'could not be read: subscribe again' });
+    expect(socket.waiting).toBe(1);
+    socket.answer({ ok: true, seq: 2, items: [task('a', '2025-01-01')] });
+    await settled();
+    expect(tasks.items).toHaveLength(1);
+    socket.send('berth:error', { code: 403, topic: 'tasks', reason: 'may no longer read tasks' });
+    expect(problems).toEqual([{ topic: 'tasks', code: 403, reason: 'may no longer read tasks' }]);
+    expect(socket.sent.at(-1)).toEqual({ event: 'unsubscribe', value: { topic: 'tasks', query } });
+  });
+});
+
+describe('a subscription over socket.io (the server scripted)', () => {
+  it('resubscribes from the last seq it handed over, and drops what is not above it', async () => {
+    const socket = new ScriptedSocket();
+    const client = createClient({ socket });
+    const seen: string[] = [];
+    client.subscribe('books', (event) => void seen.push(`${event.action} ${event.seq}`));
+    expect(socket.sent).toEqual([]); // not connected yet: it waits for the connection
+    socket.connect();
+    expect(socket.sent).toEqual([{ event: 'subscribe', value: 'books' }]);
+    socket.send('books:created', { id: 'early' }, { seq: 4 }); // held until the ack, then dropped: not above 5
+    socket.answer({ ok: true, topic: 'books', seq: 5 });
+    await settled();
+    socket.send('books:created', { id: 'a' }, { seq: 6 });
+    socket.send('books:updated', { id: 'a' }, { seq: 7 });
+    socket.drop();
+    socket.connect();
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'books', since: 7 } });
+    socket.send('books:updated', { id: 'a' }, { seq: 7 }); // a repeat: dropped
+    socket.answer({ ok: true, topic: 'books', seq: 9 });
+    socket.send('books:deleted', { id: 'a' }, { seq: 8 });
+    await settled();
+    expect(seen).toEqual(['created 6', 'updated 7', 'deleted 8']);
+  });
+
+  it('a resync goes before the events after it, and the feed goes on from its seq', async () => {
+    const socket = new ScriptedSocket();
+    socket.connect();
+    const client = createClient({
+      socket,
+      fetch: async (path) => {
+        await settled();
+        return {
+          ok: true,
+          status: 200,
+          json: async () =>
+            path.includes('cursor')
+              ? { items: [{ id: 'y' }], next: null }
+              : { items: [{ id: 'x' }], next: '/books?limit=100&cursor=abc' },
+        };
+      },
+    });
+    const seen: string[] = [];
+    client.subscribe(
+      'books',
+      (event) =>
+        void seen.push(
+          event.action === 'resync'
+            ? `resync ${event.seq} ${event.records?.map(({ id }) => id).join(',')}`
+            : `${event.action} ${event.seq}`,
+        ),
+    );
+    socket.answer({ ok: true, seq: 1 });
+    await settled();
+    socket.send('books:created', { id: 'a' }, { seq: 2 });
+    socket.drop();
+    socket.connect();
+    socket.send('books:created', { id: 'b' }, { seq: 30 });
+    socket.answer({ ok: true, seq: 29, resync: true, reason: 'read books again' });
+    await expect.poll(() => seen).toEqual(['created 2', 'resync 29 x,y', 'created 30']);
+  });
+});

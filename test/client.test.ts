@@ -1,0 +1,221 @@
+import { io, type Socket } from 'socket.io-client';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { createClient, type ClientRecord, type SubscriptionEvent } from '../src/client/index.js';
+import { booksModule, type books } from '../src/modules/books/index.js';
+import { usersModule } from '../src/modules/users/index.js';
+import { adminToken } from './helpers/in-process.js';
+import { startRealtimeServer } from './helpers/realtime-server.js';
+
+/** A socket.io-client socket that reconnects by itself, at once, over WebSocket. */
+function reconnecting(url: string, auth?: { token: string }): Socket {
+  return io(url, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: true,
+    reconnectionDelay: 1,
+    reconnectionDelayMax: 5,
+    randomizationFactor: 0,
+    ...(auth ? { auth } : {}),
+  });
+}
+
+const write = (url: string, method: string, path: string, body?: object) =>
+  fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+const createBook = async (url: string, title: string): Promise<{ id: string }> => {
+  const response = await write(url, 'POST', '/books', { title, author: 'Client' });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string };
+};
+
+const connectedOnce = (socket: Socket) =>
+  new Promise<void>((done) => (socket.connected ? done() : socket.once('connect', () => done())));
+
+/** Every event a listener gets, in order: `created title`, `resync`. */
+function recorder() {
+  const seen: string[] = [];
+  const seqs: number[] = [];
+  const listener = (event: SubscriptionEvent<ClientRecord>) => {
+    seen.push(event.action === 'resync' ? 'resync' : `${event.action} ${String(event.record.title)}`);
+    if (event.seq !== undefined) seqs.push(event.seq);
+  };
+  return { seen, seqs, listener };
+}
+
+describe('berth/client over socket.io', () => {
+  it('hands each change of a subscribed topic over once, in the order of the log, to handlers or a listener', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const handled: string[] = [];
+    client.subscribe<typeof books>('books', {
+      created: (book, { seq }) => void handled.push(`created ${book.title} ${typeof seq}`),
+      updated: (book) => void handled.push(`updated ${book.title}`),
+      deleted: (book) => void handled.push(`deleted ${book.title}`),
+    });
+    const { seen, seqs, listener } = recorder();
+    const stop = client.subscribe('books', listener);
+    await connectedOnce(socket);
+    // The subscribe's ack comes before any write it must see: the first write waits for it.
+    await expect.poll(() => server.realtime.monitor.report().clients.length).toBe(1);
+    await new Promise((done) => setTimeout(done, 50));
+    const book = await createBook(server.url, 'one');
+    await write(server.url, 'PATCH', `/books/${book.id}`, { title: 'one, changed' });
+    await write(server.url, 'DELETE', `/books/${book.id}`);
+    await expect.poll(() => seen).toEqual(['created one', 'updated one, changed', 'deleted one, changed']);
+    expect(handled).toEqual(['created one number', 'updated one, changed', 'deleted one, changed']);
+    expect(seqs[1]).toBeGreaterThan(seqs[0]!);
+    expect(seqs[2]).toBeGreaterThan(seqs[1]!);
+
+    // Stopping one subscriber leaves the other.
+    stop();
+    await createBook(server.url, 'two');
+    await expect.poll(() => handled.at(-1)).toBe('created two number');
+    expect(seen).toHaveLength(3);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('loses and repeats no change across 200 forced disconnects while writes go on', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const received: string[] = [];
+    const seqs: number[] = [];
+    let resyncs = 0;
+    client.subscribe('books', {
+      created: (book, { seq }) => {
+        received.push(String(book.title));
+        seqs.push(seq!);
+      },
+      resync: () => void resyncs++,
+    });
+    await connectedOnce(socket);
+    await new Promise((done) => setTimeout(done, 50));
+    const written: string[] = [];
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing; i++) {
+        const title = `w${i}`;
+        written.push(title);
+        await createBook(server.url, title);
+      }
+    })();
+    let reconnections = 0;
+    socket.io.on('reconnect', () => reconnections++);
+    for (let cycle = 0; cycle < 200; cycle++) {
+      await connectedOnce(socket);
+      // Some closes come before the subscribe is answered, some after events flowed.
+      await new Promise((done) => setTimeout(done, cycle % 9));
+      socket.io.engine.close();
+      await new Promise((done) => setTimeout(done, 0));
+    }
+    writing = false;
+    await writer;
+    await connectedOnce(socket);
+    await expect.poll(() => received.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(written.length);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(reconnections).toBeGreaterThanOrEqual(200);
+    expect(written.length).toBeGreaterThan(50);
+    expect(received).toEqual(written);
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
+    expect(resyncs).toBe(0);
+    client.close();
+    socket.disconnect();
+  }, 120_000);
+
+  it('after an absence longer than the log keeps, says resync (with the collection read again through fetch), then goes on', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnecting(server.url);
+    const client = createClient({
+      socket,
+      fetch: (path) => fetch(`${server.url}${path}`),
+    });
+    const { seen, listener } = recorder();
+    const resyncs: Array<{ seq: number | undefined; reason: string; titles: string[] | undefined }> = [];
+    client.subscribe('books', listener);
+    client.subscribe('books', {
+      resync: ({ seq, reason, records }) =>
+        void resyncs.push({ seq, reason, titles: records?.map((book) => String(book.title)) }),
+    });
+    await connectedOnce(socket);
+    await new Promise((done) => setTimeout(done, 50));
+    await createBook(server.url, 'before');
+    await expect.poll(() => seen).toEqual(['created before']);
+
+    socket.disconnect(); // away: its writes are trimmed from the log before it comes back
+    await createBook(server.url, 'missed');
+    const { head } = await server.storage.changes!.bounds();
+    await server.storage.changes!.trim(head);
+    socket.connect();
+    await expect.poll(() => resyncs.length).toBe(1);
+    expect(resyncs[0]!.seq).toBe(head);
+    expect(resyncs[0]!.reason).toMatch(/no longer kept .* read books again/);
+    expect(resyncs[0]!.titles).toEqual(expect.arrayContaining(['before', 'missed', 'Dune']));
+    await createBook(server.url, 'after');
+    await expect.poll(() => seen).toEqual(['created before', 'resync', 'created after']);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('awaits a handler’s promise before the next change, so async handlers see them one at a time', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const log: string[] = [];
+    client.subscribe('books', {
+      async created(book) {
+        log.push(`start ${String(book.title)}`);
+        await new Promise((done) => setTimeout(done, 20));
+        log.push(`end ${String(book.title)}`);
+      },
+    });
+    await connectedOnce(socket);
+    await new Promise((done) => setTimeout(done, 50));
+    await createBook(server.url, 'a');
+    await createBook(server.url, 'b');
+    await expect.poll(() => log).toEqual(['start a', 'end a', 'start b', 'end b']);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('a refused subscribe reaches the error handler, with the server’s reason', async () => {
+    const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const problems: string[] = [];
+    client.subscribe('nothing', { error: ({ topic, reason }) => void problems.push(`${topic}: ${reason}`) });
+    client.subscribe('users', { error: ({ topic, reason }) => void problems.push(`${topic}: ${reason}`) });
+    await expect.poll(() => problems.length).toBe(2);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^nothing: unknown topic "nothing"/),
+        expect.stringMatching(/^users: subscribing to users needs a signed-in caller/),
+      ]),
+    );
+    client.close();
+    socket.disconnect();
+  });
+
+  it('types records from a collection declaration, and takes socket.io-client’s Socket as it is', () => {
+    const client = createClient({ socket: io('http://127.0.0.1:9', { autoConnect: false }) });
+    client.subscribe<typeof books>('books', {
+      created(book) {
+        expectTypeOf(book.title).toEqualTypeOf<string>();
+        expectTypeOf(book.year).toEqualTypeOf<number | null>();
+        expectTypeOf(book.id).toEqualTypeOf<string>();
+      },
+    });
+    client.subscribe('books', (event) => {
+      if (event.action !== 'resync') expectTypeOf(event.record).toEqualTypeOf<ClientRecord>();
+    });
+    const open = client.live<typeof books>('books', 'sort=-year&limit=5');
+    expectTypeOf<(typeof open.items)[number]['title']>().toEqualTypeOf<string>();
+    open.close();
+    client.close();
+  });
+});
