@@ -116,14 +116,34 @@ export type FetchPath = (path: string) => Promise<{
   json(): Promise<unknown>;
 }>;
 
-export interface ClientOptions {
-  /** A socket.io-client socket to the server (`io(url, { auth: { token } })`), reconnecting by itself. */
-  socket: ClientSocket;
-  /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */
-  fetch?: FetchPath;
-  /** How long a subscribe's answer may take before it is asked again (default 10 s). */
-  ackTimeout?: number;
+/** A change event of an in-page server (berth/core's `ChangeEvent`). */
+export interface PageChangeEvent {
+  topic: string;
+  action: 'created' | 'updated' | 'deleted';
+  record: { id: string };
+  seq?: number;
 }
+
+/** What the client needs of berth/browser's `BrowserServer`: its change events and its `fetch`. */
+export interface PageServer {
+  events: { subscribe(listener: (event: PageChangeEvent) => void): () => unknown };
+  fetch(path: string): Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
+  storage?: { changes?: { bounds(): Promise<{ head: number }> } | undefined };
+}
+
+export type ClientOptions =
+  | {
+      /** A socket.io-client socket to the server (`io(url, { auth: { token } })`), reconnecting by itself. */
+      socket: ClientSocket;
+      /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */
+      fetch?: FetchPath;
+      /** How long a subscribe's answer may take before it is asked again (default 10 s). */
+      ackTimeout?: number;
+    }
+  | {
+      /** An in-page server (berth/browser's `createBrowserServer`): its events and its `fetch`, no socket. */
+      server: PageServer;
+    };
 
 /** A realtime client: subscriptions that never lose an event, and live queries. */
 export interface Client {

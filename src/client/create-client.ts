@@ -1,4 +1,5 @@
 import type { Client, ClientOptions } from './client-types.js';
+import { pageClient } from './page-client.js';
 import { socketClient } from './socket-client.js';
 
 /**
@@ -7,7 +8,7 @@ import { socketClient } from './socket-client.js';
  * across reconnections (it subscribes again from its last seq by itself, and
  * says `resync` when the server no longer has what it missed); `live` keeps
  * the result of a list query up to date. Over the caller's socket.io-client
- * socket.
+ * socket, or an in-page server of berth/browser.
  *
  * @example
  * import { io } from 'socket.io-client'
@@ -21,5 +22,5 @@ import { socketClient } from './socket-client.js';
  * open.subscribe((tasks) => render(tasks))
  */
 export function createClient(options: ClientOptions): Client {
-  return socketClient(options);
+  return 'server' in options ? pageClient(options.server) : socketClient(options);
 }

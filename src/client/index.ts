@@ -1,7 +1,7 @@
 /**
  * `berth/client`: a small realtime client for a Berth server, over the
- * caller's socket.io-client socket. Runtime-free, with no dependency of its
- * own.
+ * caller's socket.io-client socket or an in-page server of berth/browser.
+ * Runtime-free, with no dependency of its own.
  */
 export { createClient } from './create-client.js';
 export type {
@@ -13,6 +13,8 @@ export type {
   FetchPath,
   LiveOptions,
   LiveQuery,
+  PageChangeEvent,
+  PageServer,
   RecordChange,
   RecordFor,
   Resync,
