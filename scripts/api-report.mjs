@@ -1,11 +1,11 @@
 // Checks Berth's public API against its reports in etc/api/ (one per package entry: berth, berth/core,
-// berth/browser), from the declarations in dist/ (build first). `--local` writes the reports instead:
+// berth/browser, berth/client), from the declarations in dist/ (build first). `--local` writes the reports instead:
 // a change to a public entry is then a visible diff of etc/api/*.api.md, to commit with the change.
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const local = process.argv.includes('--local');
 let changed = 0;
-for (const name of ['berth', 'berth-core', 'berth-browser']) {
+for (const name of ['berth', 'berth-core', 'berth-browser', 'berth-client']) {
   const config = ExtractorConfig.loadFileAndPrepare(
     new URL(`../etc/api-extractor/${name}.json`, import.meta.url).pathname,
   );
