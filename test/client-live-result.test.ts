@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveResult } from '../src/client/live-result.js';
-import { resultShape } from '../src/client/query-order.js';
+import { compareBy, resultShape } from '../src/client/query-order.js';
+import { byKeys, orderOf } from '../src/core/internal.js';
+import { sortKeys } from '../src/core/list-query.js';
 
 type Task = { id: string; title: string; due: string | null };
 const task = (id: string, due: string | null, title = `task ${id}`): Task => ({ id, title, due });
@@ -32,6 +34,25 @@ describe('a live query’s order and size, read from its query string', () => {
       limit: 20,
     });
     expect(resultShape('', 'title').order[0]).toEqual({ field: 'title', direction: 'asc' });
+  });
+});
+
+describe('the client orders as the server does', () => {
+  // berth/client takes no code of core (it ships without it): these keep its copy of the order in step.
+  it('the same keys as orderOf, and the same order of records as byKeys', () => {
+    const rows = [
+      { id: 'a', due: 3, title: 'x' },
+      { id: 'b', due: null, title: 'y' },
+      { id: 'c', due: 3, title: 'w' },
+      { id: 'd', due: -1, title: null },
+      { id: 'e', due: 3, title: 'x' },
+      { id: 'f', due: undefined, title: 'z' },
+    ];
+    for (const sort of ['-due', 'due', 'due,-title', '-title,due', 'title', '-id', 'id,due']) {
+      const { order } = resultShape(`sort=${sort}`);
+      expect(order).toEqual(orderOf({ orderBy: sortKeys(sort) }));
+      expect([...rows].sort(compareBy(order))).toEqual([...rows].sort(byKeys(order)));
+    }
   });
 });
 
@@ -77,13 +98,27 @@ describe('a live query’s result', () => {
     expect(ids(result.items)).toEqual(['b', 'a', 'e']);
   });
 
-  it('drops an event whose seq is not above the result’s', () => {
+  it('drops an event at or before the snapshot’s seq, or before the last event’s', () => {
     const result = open();
     const before = result.items;
     expect(result.apply('enter', task('z', '2030-01-01'), 10)).toBe(false);
     expect(result.apply('leave', { id: 'b' }, 9)).toBe(false);
     expect(result.items).toBe(before);
     expect(result.seq).toBe(10);
+    result.apply('leave', { id: 'b' }, 12);
+    expect(result.apply('enter', task('b', '2025-03-01'), 11)).toBe(false);
+    expect(ids(result.items)).toEqual(['c', 'a']);
+  });
+
+  it('applies every event of one change: they share its seq', () => {
+    const result = open();
+    // A change that moves a record to the end of a full result: the server reads the result again, and the
+    // record it passed enters while the moved one leaves, all at the change's seq.
+    result.apply('change', task('b', '2024-06-01'), 11);
+    result.apply('leave', { id: 'b' }, 11);
+    result.apply('enter', task('f', '2024-12-01'), 11);
+    expect(ids(result.items)).toEqual(['c', 'a', 'f']);
+    expect(result.seq).toBe(11);
   });
 
   it('gives a new array at each change (the old one stays as it was)', () => {

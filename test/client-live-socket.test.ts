@@ -96,7 +96,7 @@ describe('a live query over socket.io (the server scripted)', () => {
     socket.send('tasks:leave', { id: 'a' }, { seq: 12, query });
     socket.send('tasks:change', task('c', '2025-04-01'), { seq: 13, query }); // moves to the front
     socket.send('tasks:enter', task('x', '2030-01-01'), { seq: 14, query: 'status=done' }); // another query's
-    socket.send('tasks:leave', { id: 'b' }, { seq: 13, query }); // not above the last seq: dropped
+    socket.send('tasks:leave', { id: 'b' }, { seq: 12, query }); // below the last seq: dropped
     expect(seen).toEqual([
       ['b', 'c', 'a'],
       ['b', 'd', 'c'],
@@ -161,17 +161,28 @@ describe('a live query over socket.io (the server scripted)', () => {
     expect(problems).toEqual([{ topic: 'tasks', query, reason: 'tasks cannot be sorted by "nope"' }]);
   });
 
-  it('the server ending its topic (berth:error) ends it; a 503 makes it subscribe again', async () => {
+  it('a berth:error naming the query ends it, but a 503 makes it subscribe again; one naming only the topic is not its', async () => {
     const { socket, tasks, problems } = await opened();
     socket.answer({ ok: true, seq: 1, items: [] });
     await tasks.ready;
-    socket.send('berth:error', { code: 503, topic: 'tasks', reason: 'could not be read: subscribe again' });
+    socket.send('berth:error', {
+      code: 503,
+      topic: 'tasks',
+      query,
+      reason: 'the live query could not follow a change: unsubscribed; subscribe again',
+    });
     expect(socket.waiting).toBe(1);
     socket.answer({ ok: true, seq: 2, items: [task('a', '2025-01-01')] });
     await settled();
     expect(tasks.items).toHaveLength(1);
-    socket.send('berth:error', { code: 403, topic: 'tasks', reason: 'may no longer read tasks' });
-    expect(problems).toEqual([{ topic: 'tasks', code: 403, reason: 'may no longer read tasks' }]);
+    socket.send('berth:error', {
+      code: 403,
+      topic: 'tasks',
+      reason: 'may no longer read tasks: unsubscribed',
+    });
+    expect(problems).toEqual([]);
+    socket.send('berth:error', { code: 403, topic: 'tasks', query, reason: 'no longer' });
+    expect(problems).toEqual([{ topic: 'tasks', query, code: 403, reason: 'no longer' }]);
     expect(socket.sent.at(-1)).toEqual({ event: 'unsubscribe', value: { topic: 'tasks', query } });
   });
 });

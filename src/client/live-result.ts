@@ -13,7 +13,9 @@ export interface LiveResultState<R extends { id: string }> {
   replace(items: readonly R[], seq: number | undefined): void;
   /**
    * Applies one event; false when it changes nothing: a seq not above the
-   * result's (already seen), a leave of a record not in the result.
+   * snapshot's or below the last event's (already seen), a leave of a record
+   * not in the result. The events of one change share its seq (an enter and
+   * the leave of the record it pushed out).
    */
   apply(action: LiveAction, record: R | { id: string }, seq: number | undefined): boolean;
 }
@@ -33,6 +35,8 @@ export function createLiveResult<R extends { id: string }>(
   const compare = compareBy(order) as (a: R, b: R) => number;
   let items: readonly R[] = [];
   let seq: number | undefined;
+  /** The snapshot's seq: every event at or before it is in the snapshot already. */
+  let snapshotAt: number | undefined;
 
   /** Where `record` goes in `list` (sorted): after every record that comes before or with it. */
   const placeOf = (list: readonly R[], record: R): number => {
@@ -55,11 +59,13 @@ export function createLiveResult<R extends { id: string }>(
     },
     replace(snapshot, at) {
       items = [...snapshot].sort(compare).slice(0, limit);
-      seq = at;
+      seq = snapshotAt = at;
     },
     apply(action, record, at) {
-      if (at !== undefined && seq !== undefined && at <= seq) return false;
-      if (at !== undefined) seq = at;
+      if (at !== undefined) {
+        if ((snapshotAt !== undefined && at <= snapshotAt) || (seq !== undefined && at < seq)) return false;
+        seq = at;
+      }
       const index = items.findIndex(({ id }) => id === record.id);
       if (action === 'leave') {
         if (index < 0) return false;

@@ -11,7 +11,7 @@ import type {
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import type { LiveAction } from './live-result.js';
 import { readCollection } from './read-collection.js';
-import { keepSubscribed, socketLink, type SubscribeAck } from './socket-link.js';
+import { keepSubscribed, refusalOf, socketLink, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
 /** How long a subscribe's answer may take before it is asked again. */
@@ -20,11 +20,12 @@ const defaultAckTimeout = 10_000;
 const changeActions: ReadonlyArray<RecordChange<unknown>['action']> = ['created', 'updated', 'deleted'];
 const liveActions: readonly LiveAction[] = ['enter', 'change', 'leave'];
 
-/** What `berth:error` says: the server ends the connection, or one topic's subscriptions. */
+/** What `berth:error` says: the server ends the connection, a topic's subscription, or one live query. */
 interface Closing {
   code?: number;
   reason?: string;
   topic?: string;
+  query?: string;
 }
 
 /** The meta an event carries: its seq, and for a live query's event the query string. */
@@ -32,6 +33,8 @@ type EventMeta = { seq?: number; query?: string } | undefined;
 
 type Plain = { feed: TopicFeed<ClientRecord>; end(problem?: ClientProblem): void; again(): void };
 type Live = {
+  topic: string;
+  query: string;
   entry: LiveEntry<ClientRecord>;
   apply(action: LiveAction, record: ClientRecord, seq: number | undefined): void;
   end(problem?: ClientProblem): void;
@@ -64,7 +67,7 @@ export function socketClient(options: {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
       answered(ack: SubscribeAck) {
-        if (!ack.ok) return entry.end({ topic, reason: ack.error ?? 'refused' });
+        if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
         if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
         else feed.startAt(ack.seq);
       },
@@ -104,11 +107,13 @@ export function socketClient(options: {
       request: () => ({ topic, query }),
       unsubscribe: { topic, query },
       answered(ack: SubscribeAck) {
-        if (!ack.ok) return subscription.end({ topic, query, reason: ack.error ?? 'refused' });
+        if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
         entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
       },
     });
     const subscription: Live = {
+      topic,
+      query,
       entry,
       again: standing.again,
       apply: (action, record, seq) => standing.receive(() => entry.apply(action, record, seq)),
@@ -133,27 +138,18 @@ export function socketClient(options: {
       reason: closing?.reason ?? 'the server ended it',
       ...(closing?.code ? { code: closing.code } : {}),
     };
-    const plains = [...plain.values()].filter(({ feed }) => !closing?.topic || feed.topic === closing.topic);
-    const lives = [...live.entries()].filter(
-      ([key]) => !closing?.topic || key.startsWith(`${closing.topic}?`),
-    );
-    if (!closing?.topic) {
+    const { topic, query } = closing ?? {};
+    if (topic === undefined) {
       // The connection ends: each subscription hears why, and stands again if the socket connects again.
-      for (const { feed } of plains) feed.problem({ topic: feed.topic, ...problem });
-      for (const [key, { entry }] of lives)
-        entry.problem({
-          topic: key.slice(0, key.indexOf('?')),
-          query: key.slice(key.indexOf('?') + 1),
-          ...problem,
-        });
+      for (const { feed } of plain.values()) feed.problem({ topic: feed.topic, ...problem });
+      for (const { entry, topic, query } of live.values()) entry.problem({ topic, query, ...problem });
       return;
     }
-    // 503: the server could not read what the client missed and says to subscribe again; else the topic ends.
-    const topic = closing.topic;
-    for (const each of [...plains, ...lives.map(([, entry]) => entry)]) {
-      if (closing.code === 503) each.again();
-      else each.end({ topic, ...problem });
-    }
+    // One live query (it names its query), or a topic's subscription; 503: the server could not go on and
+    // says to subscribe again; any other code ends it.
+    const ended = query === undefined ? plain.get(topic) : live.get(liveKey(topic, query));
+    if (closing?.code === 503) ended?.again();
+    else ended?.end({ topic, ...(query === undefined ? {} : { query }), ...problem });
   });
 
   return {

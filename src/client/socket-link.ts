@@ -7,8 +7,17 @@ export interface SubscribeAck {
   resync?: boolean;
   reason?: string;
   error?: string;
+  /** A refused live query's field errors (its query string's), as a 422 lists them. */
+  errors?: Array<{ path?: unknown; message?: unknown }>;
   items?: unknown[];
 }
+
+/** Why a subscribe was refused, in the server's words (with the field errors it listed). */
+export const refusalOf = (ack: SubscribeAck): string =>
+  (ack.error ?? 'refused') +
+  (Array.isArray(ack.errors)
+    ? ack.errors.map(({ path, message }) => ` (${String(path)}: ${String(message)})`).join('')
+    : '');
 
 /** The socket as the client's subscriptions use it: acks that time out, listeners removed by what adds them. */
 export function socketLink(socket: ClientSocket, ackTimeout: number) {

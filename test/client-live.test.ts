@@ -1,0 +1,152 @@
+import { io, type Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../src/client/index.js';
+import { defineCollection, defineModule, field } from '../src/core/internal.js';
+import { adminToken } from './helpers/in-process.js';
+import { startRealtimeServer } from './helpers/realtime-server.js';
+
+const tasks = defineCollection({
+  name: 'tasks',
+  fields: {
+    title: field.text(),
+    status: field.enum(['open', 'done'], { default: 'open', indexed: true }),
+    due: field.integer({ indexed: true, required: false }),
+  },
+  access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+});
+const tasksModule = defineModule({ name: 'tasks', collections: [tasks] });
+
+function reconnecting(url: string): Socket {
+  return io(url, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: true,
+    reconnectionDelay: 1,
+    reconnectionDelayMax: 5,
+    randomizationFactor: 0,
+  });
+}
+
+const call = async (url: string, method: string, path: string, body?: object) => {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  expect(response.ok).toBe(true);
+  return response.status === 204 ? undefined : ((await response.json()) as { id: string });
+};
+
+/** What `GET /tasks?<query>` answers now: the result a live query must hold. */
+const listed = async (url: string, query: string) =>
+  ((await (await fetch(`${url}/tasks?${query}`)).json()) as { items: unknown[] }).items;
+
+/** A small deterministic random source: the same writes on every run. */
+function random(seed: number) {
+  return (below: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor(seed / 2 ** 16) % below; // the high bits: an LCG's low ones repeat quickly
+  };
+}
+
+/**
+ * Creates, moves, closes, reopens and deletes tasks at random: enters (some
+ * pushing the last record out), changes that move a record, leaves (some
+ * pulling the next record in). `dues` holds each task's due. A move only
+ * raises a due, which under `-due` moves the record up: the server does not
+ * yet read the next record in when the last record of a full result moves
+ * further down, so GET and a live result would part there, whatever the client.
+ */
+async function writeAtRandom(url: string, next: (below: number) => number, dues: Map<string, number | null>) {
+  const ids = [...dues.keys()];
+  const pick = next(10);
+  if (pick < 4 || ids.length < 3) {
+    const due = next(6) === 0 ? null : next(50);
+    const created = await call(url, 'POST', '/tasks', {
+      title: `t${next(1000)}`,
+      due,
+      status: next(4) === 0 ? 'done' : 'open',
+    });
+    dues.set(created!.id, due);
+  } else if (pick < 7) {
+    const id = ids[next(ids.length)]!;
+    const due = (dues.get(id) ?? 0) + 1 + next(10);
+    await call(url, 'PATCH', `/tasks/${id}`, { due });
+    dues.set(id, due);
+  } else if (pick < 9) {
+    await call(url, 'PATCH', `/tasks/${ids[next(ids.length)]}`, { status: next(2) ? 'open' : 'done' });
+  } else {
+    const id = ids[next(ids.length)]!;
+    await call(url, 'DELETE', `/tasks/${id}`);
+    dues.delete(id);
+  }
+}
+
+describe('berth/client live queries against the server', () => {
+  it('holds what GET answers after every write: records enter (pushing the last out), move, leave and are pulled in', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const query = 'status=open&sort=-due,title&limit=5';
+    const open = client.live<typeof tasks>('tasks', query);
+    await open.ready;
+    expect(open.items).toEqual([]);
+    const next = random(7);
+    const dues = new Map<string, number | null>();
+    for (let write = 0; write < 120; write++) {
+      await writeAtRandom(server.url, next, dues);
+      const expected = await listed(server.url, query);
+      await expect.poll(() => open.items).toEqual(expected);
+    }
+    expect(open.items).toHaveLength(5);
+    // The seq of the last change that concerned the query: later writes to closed tasks send it nothing.
+    expect(open.seq).toBeGreaterThan(100);
+    expect(open.seq).toBeLessThanOrEqual((await server.storage.changes!.bounds()).head);
+    open.close();
+    client.close();
+    socket.disconnect();
+  }, 60_000);
+
+  it('after forced disconnects while writes go on, takes a fresh snapshot and ends where GET is', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    // No sort: the collection's order (-createdAt, id last), which the client is told of by default.
+    const query = 'status=open&limit=4';
+    const open = client.live('tasks', query);
+    await open.ready;
+    const next = random(11);
+    const dues = new Map<string, number | null>();
+    let writing = true;
+    const writer = (async () => {
+      while (writing) await writeAtRandom(server.url, next, dues);
+    })();
+    for (let cycle = 0; cycle < 50; cycle++) {
+      await new Promise<void>((done) => (socket.connected ? done() : socket.once('connect', () => done())));
+      await new Promise((done) => setTimeout(done, cycle % 7));
+      socket.io.engine.close();
+    }
+    writing = false;
+    await writer;
+    const expected = await listed(server.url, query);
+    await expect.poll(() => open.items, { timeout: 10_000 }).toEqual(expected);
+    expect(dues.size).toBeGreaterThan(3);
+    open.close();
+    client.close();
+    socket.disconnect();
+  }, 60_000);
+
+  it('a query the server refuses rejects ready, with its reason and field errors', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = reconnecting(server.url);
+    const client = createClient({ socket });
+    const reasons: string[] = [];
+    const paged = client.live('tasks', 'limit=5&offset=5', {
+      error: ({ reason }) => void reasons.push(reason),
+    });
+    await expect(paged.ready).rejects.toThrow(/a live query starts at the first record/);
+    expect(reasons).toEqual([expect.stringContaining('leave out cursor and offset')]);
+    client.close();
+    socket.disconnect();
+  });
+});
