@@ -118,6 +118,27 @@ describe('live queries', () => {
     socket.disconnect();
   });
 
+  it('the last record of a full result that moves further down leaves, and the one it passed enters', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const made: Record<string, Task> = {};
+    for (const [title, due] of [
+      ['a', 3],
+      ['b', 2],
+      ['c', 1],
+    ] as const)
+      made[title] = (await call(server.url, 'POST', '/tasks', { title, due }))!;
+    const socket = await connected(server.url);
+    const query = 'sort=-due&limit=2';
+    const state = follow(socket, query, 2);
+    const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+    state.items = ack.items!;
+    expect(state.items.map((task) => task.title)).toEqual(['a', 'b']);
+    await call(server.url, 'PATCH', `/tasks/${made.b!.id}`, { due: 0 });
+    await expect.poll(() => state.items.map((task) => task.title)).toEqual(['a', 'c']);
+    expect(state.events).toEqual(['change b', 'leave b', 'enter c']);
+    socket.disconnect();
+  });
+
   it('a bad query is refused as GET refuses it; cursors, offsets and large limits too; a write looks only at live queries it can concern', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const socket = await connected(server.url);

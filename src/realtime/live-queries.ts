@@ -193,7 +193,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       }
       return;
     }
-    live.items.splice(at, 1);
+    const [before] = live.items.splice(at, 1);
     if (!matches) {
       part(index, id, live);
       emit(live, 'leave', { id }, event.seq);
@@ -202,8 +202,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
       return;
     }
     const moved = insert(live, record);
-    // It went to the end of a full result: a record it passed may lie beyond, which only the database knows.
-    if (full && moved === live.items.length - 1 && moved !== at) {
+    // It is last in a full result and moved down (from before the end, or further down from the end): a record
+    // it passed may lie beyond the result, which only the database knows.
+    if (full && moved === live.items.length - 1 && live.byOrder(record, before!) > 0) {
       emit(live, 'change', seen(live, record), event.seq);
       await refill(live, event.seq);
       return;
