@@ -1,10 +1,8 @@
 import { createRequire } from 'node:module';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
-import { adminToken } from './helpers/in-process.js';
-import { startRealtimeServer } from './helpers/realtime-server.js';
+import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 type Document = {
   channels: Record<string, { address: string; messages: Record<string, { payload: object }> }>;
@@ -44,22 +42,6 @@ function unresolved(document: object): string[] {
   return missing;
 }
 
-async function connected(url: string): Promise<Socket> {
-  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
-  await new Promise<void>((done, fail) => {
-    socket.once('connect', () => done());
-    socket.once('connect_error', fail);
-  });
-  return socket;
-}
-
-const write = (url: string, method: string, path: string, body?: object) =>
-  fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-
 describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
   it('is valid AsyncAPI 3.0, every reference resolves, and every operation’s messages are its channel’s', async () => {
     const server = await startRealtimeServer();
@@ -86,7 +68,7 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
     const byAddress = new Map(Object.values(document.channels).map((channel) => [channel.address, channel]));
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats.default(ajv);
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     const seen: Array<{ event: string; args: unknown[] }> = [];
     socket.onAny((event: string, ...args: unknown[]) => seen.push({ event, args }));
     const sent: Array<{ event: string; args: unknown[] }> = [];
@@ -97,14 +79,14 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
     await emit('subscribe', 'books');
     await emit('subscribe', { topic: 'books', query: 'sort=-year&limit=3' });
     const created = (await (
-      await write(server.url, 'POST', '/books', { title: 'Seen', author: 'A', year: 2100 })
+      await adminWrite(server.url, 'POST', '/books', { title: 'Seen', author: 'A', year: 2100 })
     ).json()) as {
       id: string;
     };
-    await write(server.url, 'PATCH', `/books/${created.id}`, { title: 'Seen again' });
-    await write(server.url, 'DELETE', `/books/${created.id}`);
+    await adminWrite(server.url, 'PATCH', `/books/${created.id}`, { title: 'Seen again' });
+    await adminWrite(server.url, 'DELETE', `/books/${created.id}`);
     await emit('join', { channel: 'chat', room: 'lobby' });
-    const other = await connected(server.url);
+    const other = await connectedSocket(server.url);
     await other.emitWithAck('join', { channel: 'chat', room: 'lobby' });
     await other.emitWithAck('chat', 'from the other one');
     other.disconnect();

@@ -1,8 +1,8 @@
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { defineCollection, defineModule, field } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
-import { startRealtimeServer } from './helpers/realtime-server.js';
+import { connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 const tasks = defineCollection({
   name: 'tasks',
@@ -17,15 +17,6 @@ const tasksModule = defineModule({ name: 'tasks', collections: [tasks] });
 
 type Task = { id: string; title: string; status: string; due: number };
 type Ack = { ok: boolean; seq?: number; query?: string; items?: Task[]; error?: string; errors?: unknown };
-
-async function connected(url: string): Promise<Socket> {
-  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
-  await new Promise<void>((done, fail) => {
-    socket.once('connect', () => done());
-    socket.once('connect_error', fail);
-  });
-  return socket;
-}
 
 const call = async (url: string, method: string, path: string, body?: object) => {
   const response = await fetch(`${url}${path}`, {
@@ -73,7 +64,7 @@ describe('live queries', () => {
     ] as const)
       await call(server.url, 'POST', '/tasks', { title, due });
     await call(server.url, 'POST', '/tasks', { title: 'closed', due: 10, status: 'done' });
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     const query = 'status=open&sort=-due&limit=3';
     const state = follow(socket, query, 3);
     const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
@@ -127,7 +118,7 @@ describe('live queries', () => {
       ['c', 1],
     ] as const)
       made[title] = (await call(server.url, 'POST', '/tasks', { title, due }))!;
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     const query = 'sort=-due&limit=2';
     const state = follow(socket, query, 2);
     const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
@@ -141,7 +132,7 @@ describe('live queries', () => {
 
   it('a bad query is refused as GET refuses it; cursors, offsets and large limits too; a write looks only at live queries it can concern', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     const refused = (await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'colour=red' })) as Ack;
     expect(refused.ok).toBe(false);
     expect(refused.error).toMatch(/failed validation/);

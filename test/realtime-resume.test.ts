@@ -1,18 +1,8 @@
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
-import { adminToken } from './helpers/in-process.js';
-import { startRealtimeServer } from './helpers/realtime-server.js';
+import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
-
-async function connected(url: string): Promise<Socket> {
-  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
-  await new Promise<void>((done, fail) => {
-    socket.once('connect', () => done());
-    socket.once('connect_error', fail);
-  });
-  return socket;
-}
 
 /** Every books event a socket gets, with its seq, in the order it got them. */
 function recorded(socket: Socket) {
@@ -25,20 +15,13 @@ function recorded(socket: Socket) {
   return seen;
 }
 
-const write = (url: string, method: string, path: string, body?: object) =>
-  fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-
 const createBook = async (url: string, title: string): Promise<{ id: string }> =>
-  (await (await write(url, 'POST', '/books', { title, author: 'Resume' })).json()) as { id: string };
+  (await (await adminWrite(url, 'POST', '/books', { title, author: 'Resume' })).json()) as { id: string };
 
 describe('resuming a subscription with since', () => {
   it('replays, in order and once, every change the client missed, then goes on live; the ack says the current seq', async () => {
     const server = await startRealtimeServer();
-    const first = await connected(server.url);
+    const first = await connectedSocket(server.url);
     const seenFirst = recorded(first);
     const ack = (await first.emitWithAck('subscribe', 'books')) as Ack;
     expect(ack).toMatchObject({ ok: true, topic: 'books' });
@@ -52,10 +35,10 @@ describe('resuming a subscription with since', () => {
 
     // Away: two writes and a change to a record it had.
     await createBook(server.url, 'three');
-    await write(server.url, 'PATCH', `/books/${two.id}`, { title: 'two, changed' });
-    await write(server.url, 'DELETE', `/books/${two.id}`);
+    await adminWrite(server.url, 'PATCH', `/books/${two.id}`, { title: 'two, changed' });
+    await adminWrite(server.url, 'DELETE', `/books/${two.id}`);
 
-    const again = await connected(server.url);
+    const again = await connectedSocket(server.url);
     const seen = recorded(again);
     const resumed = (await again.emitWithAck('subscribe', { topic: 'books', since: last })) as Ack;
     expect(resumed).toMatchObject({ ok: true, topic: 'books' });
@@ -79,7 +62,7 @@ describe('resuming a subscription with since', () => {
     for (let i = 0; i < 3; i++) await createBook(server.url, `old ${i}`);
     const { head } = await server.storage.changes!.bounds();
     await server.storage.changes!.trim(head - 1);
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     const seen = recorded(socket);
     const ack = (await socket.emitWithAck('subscribe', { topic: 'books', since: head - 3 })) as Ack;
     expect(ack).toMatchObject({ ok: true, topic: 'books', seq: head, resync: true });
@@ -88,7 +71,7 @@ describe('resuming a subscription with since', () => {
     await createBook(server.url, 'after the resync');
     await expect.poll(() => seen.map(({ title }) => title)).toEqual(['after the resync']);
     // The last change still kept replays.
-    const other = await connected(server.url);
+    const other = await connectedSocket(server.url);
     const replayed = recorded(other);
     expect(await other.emitWithAck('subscribe', { topic: 'books', since: head - 1 })).toMatchObject({
       ok: true,
@@ -119,7 +102,7 @@ describe('resuming a subscription with since', () => {
     const received: string[] = [];
     let since: number | undefined;
     for (let cycle = 0; cycle < 100; cycle++) {
-      const socket = await connected(server.url);
+      const socket = await connectedSocket(server.url);
       socket.on('books:created', (book: { title: string }, meta: { seq: number }) => {
         received.push(book.title);
         since = meta.seq;
@@ -145,7 +128,7 @@ describe('resuming a subscription with since', () => {
     writing = false;
     await writer;
     // The last connection catches up with everything written.
-    const socket = await connected(server.url);
+    const socket = await connectedSocket(server.url);
     socket.on('books:created', (book: { title: string }) => received.push(book.title));
     await socket.emitWithAck('subscribe', { topic: 'books', since });
     await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(written.length);

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { onTestFinished } from 'vitest';
+import { io as connect, type Socket } from 'socket.io-client';
 import {
   createApp,
   EventBus,
@@ -96,3 +97,21 @@ export async function startRealtimeServer(
     },
   };
 }
+
+/** A socket.io client connected over WebSocket, with no reconnection (a test says when it reconnects). */
+export async function connectedSocket(url: string): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise<void>((done, fail) => {
+    socket.once('connect', () => done());
+    socket.once('connect_error', fail);
+  });
+  return socket;
+}
+
+/** A write with the admin token: a JSON body when given. */
+export const adminWrite = (url: string, method: string, path: string, body?: object) =>
+  fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
