@@ -1,9 +1,8 @@
-import { io, type Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../src/client/index.js';
 import { defineCollection, defineModule, field } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
-import { startRealtimeServer } from './helpers/realtime-server.js';
+import { reconnectingSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 const tasks = defineCollection({
   name: 'tasks',
@@ -15,17 +14,6 @@ const tasks = defineCollection({
   access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
 });
 const tasksModule = defineModule({ name: 'tasks', collections: [tasks] });
-
-function reconnecting(url: string): Socket {
-  return io(url, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: true,
-    reconnectionDelay: 1,
-    reconnectionDelayMax: 5,
-    randomizationFactor: 0,
-  });
-}
 
 const call = async (url: string, method: string, path: string, body?: object) => {
   const response = await fetch(`${url}${path}`, {
@@ -85,7 +73,7 @@ async function writeAtRandom(url: string, next: (below: number) => number, dues:
 describe('berth/client live queries against the server', () => {
   it('holds what GET answers after every write: records enter (pushing the last out), move, leave and are pulled in', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const query = 'status=open&sort=-due,title&limit=5';
     const open = client.live<typeof tasks>('tasks', query);
@@ -109,7 +97,7 @@ describe('berth/client live queries against the server', () => {
 
   it('after forced disconnects while writes go on, takes a fresh snapshot and ends where GET is', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     // No sort: the collection's order (-createdAt, id last), which the client is told of by default.
     const query = 'status=open&limit=4';
@@ -138,7 +126,7 @@ describe('berth/client live queries against the server', () => {
 
   it('a query the server refuses rejects ready, with its reason and field errors', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const reasons: string[] = [];
     const paged = client.live('tasks', 'limit=5&offset=5', {

@@ -4,20 +4,9 @@ import { createClient, type ClientRecord, type SubscriptionEvent } from '../src/
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule } from '../src/modules/users/index.js';
 import { adminToken } from './helpers/in-process.js';
-import { startRealtimeServer } from './helpers/realtime-server.js';
+import { reconnectingSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 /** A socket.io-client socket that reconnects by itself, at once, over WebSocket. */
-function reconnecting(url: string, auth?: { token: string }): Socket {
-  return io(url, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: true,
-    reconnectionDelay: 1,
-    reconnectionDelayMax: 5,
-    randomizationFactor: 0,
-    ...(auth ? { auth } : {}),
-  });
-}
 
 const write = (url: string, method: string, path: string, body?: object) =>
   fetch(`${url}${path}`, {
@@ -49,7 +38,7 @@ function recorder() {
 describe('berth/client over socket.io', () => {
   it('hands each change of a subscribed topic over once, in the order of the log, to handlers or a listener', async () => {
     const server = await startRealtimeServer();
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const handled: string[] = [];
     client.subscribe<typeof books>('books', {
@@ -82,7 +71,7 @@ describe('berth/client over socket.io', () => {
 
   it('loses and repeats no change across 200 forced disconnects while writes go on', async () => {
     const server = await startRealtimeServer();
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const received: string[] = [];
     const seqs: number[] = [];
@@ -130,7 +119,7 @@ describe('berth/client over socket.io', () => {
 
   it('after an absence longer than the log keeps, says resync (with the collection read again through fetch), then goes on', async () => {
     const server = await startRealtimeServer();
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({
       socket,
       fetch: (path) => fetch(`${server.url}${path}`),
@@ -164,7 +153,7 @@ describe('berth/client over socket.io', () => {
 
   it('awaits a handler’s promise before the next change, so async handlers see them one at a time', async () => {
     const server = await startRealtimeServer();
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const log: string[] = [];
     client.subscribe('books', {
@@ -185,7 +174,7 @@ describe('berth/client over socket.io', () => {
 
   it('a refused subscribe reaches the error handler, with the server’s reason', async () => {
     const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
-    const socket = reconnecting(server.url);
+    const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
     const problems: string[] = [];
     client.subscribe('nothing', { error: ({ topic, reason }) => void problems.push(`${topic}: ${reason}`) });

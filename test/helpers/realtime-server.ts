@@ -115,3 +115,16 @@ export const adminWrite = (url: string, method: string, path: string, body?: obj
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
+
+/** A socket.io client that reconnects by itself at once (a test closes its engine to make it). */
+export function reconnectingSocket(url: string, auth?: { token: string }): Socket {
+  return connect(url, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: true,
+    reconnectionDelay: 1,
+    reconnectionDelayMax: 5,
+    randomizationFactor: 0,
+    ...(auth ? { auth } : {}),
+  });
+}
