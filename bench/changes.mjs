@@ -278,7 +278,10 @@ async function twoInstances() {
  * live queries (each write concerns one), then `others` more that no write
  * concerns.
  */
-async function liveQueries(matching = 2000, others = 20_000) {
+async function liveQueries(
+  matching = Number(process.env.BENCH_LIVE_QUERIES ?? 2000),
+  others = Number(process.env.BENCH_LIVE_OTHERS ?? 20_000),
+) {
   const running = await server();
   try {
     const rows = [];

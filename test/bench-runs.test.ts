@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { onPath } from './helpers/local-servers.js';
 import { postgresUrl } from './helpers/postgres.js';
 import { tempDir } from './helpers/processes.js';
@@ -186,6 +186,52 @@ describe('npm run bench', () => {
     expect(failed?.code).toBe(2);
     expect(failed?.stderr).toContain('"METRICS" in "berth:METRICS" is not a setting: write NAME=value');
   });
+
+  it('changes: prints a write’s cost with and without the log, resuming with nothing lost, repeated or out of order, and live queries', async () => {
+    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'changes'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BENCH_ROUNDS: '1',
+        BENCH_WRITES: '100',
+        BENCH_CYCLES: '20',
+        BENCH_WRITE_RATE: '100',
+        BENCH_LIVE_QUERIES: '40',
+        BENCH_LIVE_OTHERS: '200',
+        BENCH_POSTGRES_URL: postgresUrl,
+        BENCH_REDIS_URL: inject('redisUrl'),
+      },
+      timeout: 240_000,
+    });
+    const rows = rowsOf(stdout);
+    const cost = rows.filter(([first]) => /^(SQLite|PostgreSQL): with(out)? the log$/.test(first!));
+    expect(cost.map(([name]) => name)).toEqual([
+      'SQLite: without the log',
+      'SQLite: with the log',
+      'PostgreSQL: without the log',
+      'PostgreSQL: with the log',
+    ]);
+    for (const [name, micros, ratio] of cost) {
+      expect(micros, name).toMatch(/^\d+\.\d$/);
+      expect(ratio, name).toMatch(/^\d+\.\d\d×$/);
+    }
+    const resumed = rows.filter(([first]) => /cycles in/.test(first!));
+    expect(resumed).toHaveLength(2);
+    for (const [label, writes, , lost, repeated, outOfOrder] of resumed) {
+      expect(Number(writes), label).toBeGreaterThan(0);
+      // What the log promises, checked on every run: no change lost, repeated or out of order.
+      expect([lost, repeated, outOfOrder], label).toEqual(['0', '0', '0']);
+    }
+    const live = rows.filter(([first]) =>
+      /live queries that a write enters|on values no write has/.test(first!),
+    );
+    expect(live).toHaveLength(2);
+    // A write enters its year's live query unless five newer-sorting records are there already (ids are random).
+    for (const [label, writes, events] of live) {
+      expect(Number(events), label).toBeGreaterThan(0);
+      expect(Number(events), label).toBeLessThanOrEqual(Number(writes));
+    }
+  }, 300_000);
 
   it('data: prints every shape on SQLite and PostgreSQL, Berth beside the hand-written floor, with ratios', async () => {
     const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'data'], {

@@ -280,6 +280,8 @@ export function openSqliteStorage(file: string): StorageDriver {
     pauseIndexes,
   };
 
+  let begin: { run(): unknown } | undefined;
+  let commit: { run(): unknown } | undefined;
   return sqlDriver({
     driver: 'sqlite',
     location: file,
@@ -292,10 +294,11 @@ export function openSqliteStorage(file: string): StorageDriver {
       let release!: () => void;
       holder = new Promise((resolve) => (release = resolve));
       try {
-        db.exec('BEGIN IMMEDIATE');
+        // Prepared once: every write of the data layer is a transaction (its change goes to the log).
+        (begin ??= db.prepare('BEGIN IMMEDIATE')).run();
         try {
           const result = await work(direct);
-          db.exec('COMMIT');
+          (commit ??= db.prepare('COMMIT')).run();
           if (options?.migration) statements.clear();
           return result;
         } catch (error) {
