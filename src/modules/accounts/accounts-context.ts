@@ -1,11 +1,4 @@
-import {
-  addressBucket,
-  generateToken,
-  memoryRateLimiter,
-  tooManyRequests,
-  type AppServices,
-  type RateLimiter,
-} from '../../core/internal.js';
+import { addressBucket, generateToken, tooManyRequests, type AppServices } from '../../core/internal.js';
 import { accountSettings } from './accounts-settings.js';
 import { sessionPruner } from './session-pruning.js';
 import { sessions } from './sessions.js';
@@ -27,8 +20,6 @@ export interface PasswordHasher {
 /** What the route groups, the authenticator and the hooks of one accounts module share. */
 export interface AccountsContext {
   hasher: PasswordHasher;
-  /** The runtime's rate limiter, else this module's own counters. */
-  limiterOf(services: AppServices): RateLimiter;
   /** What a login with an unknown email checks its password against. */
   dummyHash(): Promise<string>;
   /** Deletes expired sessions on a schedule: `keep` where the module serves an app, `stop` at its close. */
@@ -39,13 +30,10 @@ export interface AccountsContext {
 
 /** The bucket of the address a request came from (`unknown` when the runtime cannot tell). */
 export const addressOf = (services: AppServices, platform: unknown): string =>
-  addressBucket(services.clientAddress?.(platform) ?? 'unknown');
+  addressBucket(services.clientAddress(platform) ?? 'unknown');
 
 /** The context of one accounts module, made once when the module is. */
 export function createAccountsContext(hasher: PasswordHasher): AccountsContext {
-  // Counters when the runtime gives none (a test runtime): this process's.
-  const ownLimiter = memoryRateLimiter();
-  const limiterOf = (services: AppServices): RateLimiter => services.rateLimiter ?? ownLimiter;
   // An unknown email costs one hash check too, so its answer takes as long as a wrong password's.
   let dummy: Promise<string> | undefined;
   const dummyHash = () =>
@@ -59,7 +47,7 @@ export function createAccountsContext(hasher: PasswordHasher): AccountsContext {
 
   const countEmailProbe = async (services: AppServices, platform: unknown): Promise<void> => {
     const { signupsPerHour } = accountSettings.of(services);
-    const count = await limiterOf(services).hit(`signup:${addressOf(services, platform)}`, 3_600_000);
+    const count = await services.rateLimiter.hit(`signup:${addressOf(services, platform)}`, 3_600_000);
     if (count.count > signupsPerHour) {
       throw tooManyRequests(
         `over ${signupsPerHour} sign-ups and email changes an hour from this address`,
@@ -68,5 +56,5 @@ export function createAccountsContext(hasher: PasswordHasher): AccountsContext {
     }
   };
 
-  return { hasher, limiterOf, dummyHash, pruner, countEmailProbe };
+  return { hasher, dummyHash, pruner, countEmailProbe };
 }

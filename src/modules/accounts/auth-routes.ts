@@ -22,7 +22,7 @@ const Login = z.object({
 });
 
 /** Signing up, logging in, who the token is, and logging out. */
-export function authRoutes({ hasher, limiterOf, dummyHash, pruner, countEmailProbe }: AccountsContext) {
+export function authRoutes({ hasher, dummyHash, pruner, countEmailProbe }: AccountsContext) {
   return [
     defineRoute({
       method: 'POST',
@@ -70,7 +70,7 @@ export function authRoutes({ hasher, limiterOf, dummyHash, pruner, countEmailPro
       async handler({ body, services, platform }) {
         pruner.keep(services);
         const settings = accountSettings.of(services);
-        const limiter = limiterOf(services);
+        const limiter = services.rateLimiter;
         const address = addressOf(services, platform);
         const accountKey = `login:account:${body.email}`;
         const tried = await beginAttempt(

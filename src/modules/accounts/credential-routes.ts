@@ -24,9 +24,8 @@ const UserId = z.object({ id: z.string().min(1).max(100) });
  */
 export function credentialRoutes({
   hasher,
-  limiterOf,
   countEmailProbe,
-}: Pick<AccountsContext, 'hasher' | 'limiterOf' | 'countEmailProbe'>) {
+}: Pick<AccountsContext, 'hasher' | 'countEmailProbe'>) {
   /**
    * The signed-in user, once their password is checked as at a login. Its
    * own counter: someone guessing at the login does not stop a signed-in
@@ -36,7 +35,7 @@ export function credentialRoutes({
     const user = await services.storage.repository(users).get(id);
     if (!user) throw wrongCredentials();
     const tried = await beginAttempt(
-      limiterOf(services),
+      services.rateLimiter,
       [`password:user:${user.id}`],
       accountSettings.of(services).loginAttempts,
       'too many wrong passwords',

@@ -206,20 +206,20 @@ export function createAdminModule(
         response: Overview,
         handler: ({ services }) => {
           const { name, version, routes } = app();
-          const runtime = services.runtime;
-          const startedAt = runtime?.startedAt ?? Date.now();
+          const { runtime } = services;
+          const { startedAt } = runtime;
           return {
             name,
             version,
             mode: services.mode,
-            modeSource: runtime?.modeSource ?? 'unknown',
-            runtime: runtime?.runtime ?? 'unknown',
-            port: runtime?.port ?? null,
-            portSource: runtime?.portSource ?? null,
+            modeSource: runtime.modeSource,
+            runtime: runtime.runtime,
+            port: runtime.port ?? null,
+            portSource: runtime.portSource ?? null,
             startedAt,
             uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-            details: runtime?.details ?? {},
-            settings: runtime?.settings ?? [],
+            details: runtime.details ?? {},
+            settings: runtime.settings ?? [],
             routes: routes.map(({ module, route }) => ({
               method: route.method,
               path: route.path,

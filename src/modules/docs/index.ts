@@ -31,7 +31,7 @@ export function createDocsModule(app: () => DocumentedApp, realtimePath?: string
         description: 'Generated from the schemas that validate every request.',
         docs: { successContent: { type: 'application/json', description: 'An OpenAPI 3.1 document.' } },
         handler: ({ services }) => {
-          const url = services.runtime?.url ?? '/';
+          const url = services.runtime.url ?? '/';
           let document = documents.get(url);
           if (!document) {
             const description = url === '/' ? 'This server' : `This server (where it listens)`;
