@@ -4,7 +4,6 @@ import {
   ChannelRooms,
   type App,
   type Caller,
-  type ChangeLogDriver,
   type TokenCredential,
   type EventBus,
   type Logger,
@@ -78,9 +77,10 @@ export async function createNodeRealtime(
     settings: RealtimeSettings;
     /** Who a token is, as the app's current instance says (a reload may change the admin token). */
     authenticate: (credential: TokenCredential) => Promise<Caller | null | undefined>;
-    /** The app's change log: events are delivered from it, and subscribers may resume. */
-    changes?: ChangeLogDriver;
-    /** The app's storage, which live queries read their results from (with the log). */
+    /**
+     * The app's storage: events are delivered from its change log, where it keeps one (subscribers may
+     * then resume), and live queries read their results from it.
+     */
     storage?: Storage;
     /** Fan events out through Redis to every instance sharing it. */
     redisUrl?: string;
@@ -124,13 +124,15 @@ export async function createNodeRealtime(
       import('./websocket-channels.js'),
       import('./room-network.js'),
       // Where the log stands now: nobody subscribed before, so live events go on from here.
-      context.changes?.bounds(),
+      context.storage?.changes?.bounds(),
     ]).then(([{ createSocketIoServer }, { createWebSocketChannels }, { connectRoomNetwork }, bounds]) => {
       // One set of rooms for both transports; with an adapter, shared with every worker and instance.
       const rooms = new ChannelRooms(app.channels, logger);
       const socketIo = createSocketIoServer({
         ...(adapter ? { adapter } : {}),
-        ...(context.changes && bounds ? { log: { changes: context.changes, head: bounds.head } } : {}),
+        ...(context.storage?.changes && bounds
+          ? { log: { changes: context.storage.changes, head: bounds.head } }
+          : {}),
         ...(context.storage ? { live: { collections: app.collections, storage: context.storage } } : {}),
         path,
         channels: app.channels,

@@ -49,7 +49,6 @@ export async function startRealtimeServer(
   const realtime = await createNodeRealtime(app, {
     path: realtimePath,
     events,
-    ...(storage.changes ? { changes: storage.changes } : {}),
     storage,
     logger,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),

@@ -75,7 +75,6 @@ export async function startServer(configured: App, options: StartOptions = {}): 
     ? await createNodeRealtime(app, {
         path: realtimePath,
         events,
-        ...(storage.changes ? { changes: storage.changes } : {}),
         storage,
         logger,
         mode: settings.mode.value,
