@@ -485,6 +485,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
     /** Tells every client the server is going away (a clean close, not a reset). */
     async close(): Promise<void> {
       unsubscribe();
+      subscriptions.close();
       tail?.stop();
       io.disconnectSockets(true);
       await new Promise<void>((done) => io.close(() => done()));

@@ -13,8 +13,15 @@ import {
 /** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
 export const closingEvent = 'berth:error';
 
-/** How long a subscriber's caller is trusted before its token is checked again (before its next event). */
+/**
+ * How long a subscriber's caller is trusted before its token is checked
+ * again. That check runs in the background, spread over time: events go on
+ * to the caller as last checked while it runs.
+ */
 export const recheckAfterMs = 60_000;
+
+/** How many background checks run at once. */
+const checksAtOnce = 8;
 
 export interface SubscriptionOptions {
   topics: ReadonlyMap<string, Topic>;
@@ -42,6 +49,8 @@ interface Standing {
   /** Per topic, the seq of the last change it was given (with the log): nothing at or before it is sent again. */
   cursors: Map<string, number>;
   queue: Promise<void> | undefined;
+  /** A background check of its token is under way. */
+  checking: boolean;
 }
 
 /**
@@ -49,11 +58,13 @@ interface Standing {
  * may read each record, as each may see it. A subscriber's caller is
  * checked again (its token, through the authenticators) before it gets
  * another event when an authenticator says a change affects it (its user
- * changed, its session ended), when credentials were reloaded, and at
- * least every `recheckAfterMs` — the bound on how late another instance's
- * revocation is seen when no adapter carries events between them. A token
- * no longer valid disconnects its socket, saying why; a caller who may no
- * longer list a topic is unsubscribed from it.
+ * changed, its session ended), when credentials were reloaded, or when its
+ * session expired. Besides, every caller is checked again in the background
+ * about every `recheckAfterMs` — the bound on how late another instance's
+ * revocation is seen when no adapter carries events between them — a few
+ * at a time, never holding up an event. A token no longer valid disconnects
+ * its socket, saying why; a caller who may no longer list a topic is
+ * unsubscribed from it.
  */
 export function createSubscriptions(options: SubscriptionOptions) {
   const { topics, logger } = options;
@@ -111,11 +122,11 @@ export function createSubscriptions(options: SubscriptionOptions) {
     socket.disconnect(true);
   };
 
+  /** A check that must come before the next event: something said who the caller is changed, or it expired. */
   const needsCheck = (standing: Standing, now: number): boolean =>
     standing.caller !== undefined &&
     (standing.stale ||
       standing.generation !== generation ||
-      now - standing.checkedAt >= recheckAfter ||
       (standing.caller.expiresAt !== undefined && standing.caller.expiresAt <= new Date(now).toISOString()));
 
   /** Checks a subscriber's token again; false when its events must stop or wait. */
@@ -176,6 +187,49 @@ export function createSubscriptions(options: SubscriptionOptions) {
     });
   };
 
+  /**
+   * The periodic checks, in the background: every tenth of the period, the
+   * callers checked longest ago and due, at most `checksAtOnce` at a time;
+   * their events meanwhile go on as before.
+   */
+  let sweeping = false;
+  const sweep = async (): Promise<void> => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const dueBefore = Date.now() - recheckAfter;
+      const due = [...standings].filter(
+        ([, standing]) => standing.caller && !standing.checking && standing.checkedAt <= dueBefore,
+      );
+      for (let next = 0; next < due.length; next += checksAtOnce) {
+        await Promise.all(
+          due.slice(next, next + checksAtOnce).map(async ([socket, standing]) => {
+            if (standings.get(socket) !== standing || standing.checking) return;
+            standing.checking = true;
+            try {
+              await recheck(socket, standing);
+            } finally {
+              standing.checking = false;
+            }
+          }),
+        );
+      }
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = setInterval(
+    () =>
+      void sweep().catch((error: unknown) =>
+        logger.error(
+          { err: error },
+          `realtime: checking subscribers again failed: ${(error as Error).message}`,
+        ),
+      ),
+    Math.max(10, Math.floor(recheckAfter / 10)),
+  );
+  sweeper.unref();
+
   const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
     const record = event.record as Record<string, unknown>;
     if (!standing.topics.has(event.topic)) return;
@@ -209,6 +263,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           topics: new Set(),
           cursors: new Map(),
           queue: undefined,
+          checking: false,
         };
         standings.set(socket, standing);
       } else if (!standing.queue) {
@@ -288,6 +343,10 @@ export function createSubscriptions(options: SubscriptionOptions) {
     recheckAll(): void {
       generation++;
       for (const [socket, standing] of standings) if (standing.caller) enqueue(socket, standing);
+    },
+    /** Ends the background checks. */
+    close(): void {
+      clearInterval(sweeper);
     },
   };
 }

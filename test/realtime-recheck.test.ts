@@ -1,0 +1,117 @@
+import type { Socket } from 'socket.io';
+import { describe, expect, it } from 'vitest';
+import type { Caller, Logger, Topic } from '../src/core/internal.js';
+import { closingEvent, createSubscriptions } from '../src/realtime/subscriptions.js';
+
+/** What a socket was sent, and whether it was disconnected: all the subscriptions use of one. */
+function fakeSocket(id: string) {
+  const sent: Array<[string, unknown]> = [];
+  const socket = {
+    id,
+    disconnected: false,
+    emit(event: string, payload: unknown) {
+      sent.push([event, payload]);
+      return true;
+    },
+    disconnect() {
+      socket.disconnected = true;
+      return socket;
+    },
+  };
+  return { socket: socket as unknown as Socket, sent, state: socket };
+}
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+const notes: Topic = {
+  list: 'user',
+  read: 'user',
+  ownership: { field: 'owner' },
+  presentTo: (record) => record,
+};
+const user = (id: string): Caller => ({ id, admin: false, via: 'accounts' });
+const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const created = (title: string) => ({
+  topic: 'notes',
+  action: 'created' as const,
+  record: { id: title, title },
+});
+
+/**
+ * The subscriptions with a `callerOf` the test steers: how long a check
+ * takes, what it answers, and how many ran at once.
+ */
+function subscriptionsWith(recheckAfterMs: number) {
+  const checks = {
+    delay: 0,
+    answer: (socket: Socket): Caller | null => user(socket.id),
+    running: 0,
+    most: 0,
+    done: 0,
+  };
+  const subscriptions = createSubscriptions({
+    topics: new Map([['notes', notes]]),
+    authenticators: [],
+    logger: quiet,
+    recheckAfterMs,
+    callerOf: async (socket) => {
+      checks.running++;
+      checks.most = Math.max(checks.most, checks.running);
+      await wait(checks.delay);
+      checks.running--;
+      checks.done++;
+      return checks.answer(socket);
+    },
+  });
+  return { subscriptions, checks };
+}
+
+describe('subscribers are checked again in the background', () => {
+  it('an event after the check period reaches the subscriber at once, while its slow check runs', async () => {
+    const { subscriptions, checks } = subscriptionsWith(100);
+    try {
+      const ada = fakeSocket('ada');
+      subscriptions.subscribe(ada.socket, 'notes', user('ada'));
+      await wait(150); // past the period: a check is due
+      checks.delay = 2_000; // the identity provider is slow now
+      subscriptions.deliver(created('first'));
+      // Delivered in the same turn: no check stands between the event and the socket.
+      expect(ada.sent).toEqual([['notes:created', { id: 'first', title: 'first' }]]);
+    } finally {
+      subscriptions.close();
+    }
+  });
+
+  it('a token revoked elsewhere is found by the background check: the socket is told and disconnected, with no event after', async () => {
+    const { subscriptions, checks } = subscriptionsWith(100);
+    try {
+      const ada = fakeSocket('ada');
+      subscriptions.subscribe(ada.socket, 'notes', user('ada'));
+      checks.answer = () => null; // revoked on another instance, which this one was not told of
+      const deadline = Date.now() + 2_000;
+      while (!ada.state.disconnected && Date.now() < deadline) await wait(20);
+      expect(ada.state.disconnected).toBe(true);
+      expect(ada.sent).toEqual([[closingEvent, expect.objectContaining({ code: 401 })]]);
+      subscriptions.deliver(created('after'));
+      expect(ada.sent).toHaveLength(1);
+    } finally {
+      subscriptions.close();
+    }
+  });
+
+  it('many subscribers due at once are all checked, a few at a time', async () => {
+    const { subscriptions, checks } = subscriptionsWith(200);
+    try {
+      checks.delay = 5;
+      const sockets = Array.from({ length: 100 }, (_, i) => fakeSocket(`user${i}`));
+      for (const { socket } of sockets) subscriptions.subscribe(socket, 'notes', user(socket.id));
+      const deadline = Date.now() + 5_000;
+      while (checks.done < 100 && Date.now() < deadline) await wait(20);
+      expect(checks.done).toBeGreaterThanOrEqual(100);
+      expect(checks.most).toBeLessThanOrEqual(8);
+      subscriptions.deliver(created('all'));
+      for (const { sent } of sockets) expect(sent).toEqual([['notes:created', { id: 'all', title: 'all' }]]);
+    } finally {
+      subscriptions.close();
+    }
+  });
+});
