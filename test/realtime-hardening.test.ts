@@ -151,22 +151,34 @@ describe('realtime limits', () => {
     const server = await startRealtimeServer({ realtime: { maxConnectionsPerIp: 3 } });
     const open = await Promise.all([1, 2, 3].map(() => websocket(`ws://127.0.0.1:${server.port}/chat`)));
     await expect(websocket(`ws://127.0.0.1:${server.port}/chat`)).rejects.toThrow('refused: 503');
-    await expect(socketIo(server.url)).rejects.toThrow();
-    const handshake = await fetch(`${server.url}/socket.io/?EIO=4&transport=polling`);
-    expect(handshake.status).toBe(403);
-    expect(await handshake.text()).toContain(
-      '127.0.0.1 holds its limit of 3 realtime connections; close one first',
-    );
+    // A socket.io client hears which limit and which setting raises it, over WebSocket and long-polling alike.
+    const perAddress =
+      "127.0.0.1 holds its limit of 3 realtime connections; close one first (the server's BERTH_REALTIME_MAX_CONNECTIONS_PER_IP (realtimeMaxConnectionsPerIp in berth.config.json) raises it)";
+    for (const transports of [['websocket'], ['polling']])
+      await expect(socketIo(server.url, { transports })).rejects.toMatchObject({
+        message: perAddress,
+        data: { code: 503, reason: perAddress },
+      });
     const lost = closed(open[0]!);
     open[0]!.close();
     await lost;
     const again = await websocket(`ws://127.0.0.1:${server.port}/chat`);
-    again.close();
-    for (const client of open.slice(1)) client.close();
+    // Clients that never ask to connect (and so never hear why) hold a place each, a few at most:
+    // then the handshake itself is refused.
+    const handshake = () => fetch(`${server.url}/socket.io/?EIO=4&transport=polling`);
+    const waiting = await Promise.all(Array.from({ length: 16 }, handshake));
+    expect(waiting.map((response) => response.status)).toEqual(Array(16).fill(200));
+    const refused = await handshake();
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain(perAddress);
+    for (const client of [again, ...open.slice(1)]) client.close();
 
     const small = await startRealtimeServer({ realtime: { maxConnections: 2 } });
     const two = await Promise.all([socketIo(small.url), socketIo(small.url)]);
     await expect(websocket(`ws://127.0.0.1:${small.port}/chat`)).rejects.toThrow('refused: 503');
+    await expect(socketIo(small.url)).rejects.toThrow(
+      "this server holds its limit of 2 realtime connections; try again later (the server's BERTH_REALTIME_MAX_CONNECTIONS (realtimeMaxConnections in berth.config.json) raises it)",
+    );
     for (const socket of two) socket.disconnect();
   });
 

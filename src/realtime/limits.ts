@@ -1,4 +1,8 @@
 import { addressBucket } from '../core/internal.js';
+import { connectionLimitSettings } from './realtime-settings.js';
+
+const raisedBy = (setting: { variable: string; key: string }): string =>
+  `the server's ${setting.variable} (${setting.key} in berth.config.json) raises it`;
 
 /**
  * Counts realtime connections, socket.io and plain WebSocket alike, so one
@@ -20,14 +24,18 @@ export class ConnectionLimiter {
     return this.#total;
   }
 
-  /** Why a new connection from `address` is refused, or undefined when it may connect. */
-  refusal(address: string): string | undefined {
-    if (this.#total >= this.#max) {
-      return `this server holds its limit of ${this.#max} realtime connections; try again later`;
+  /**
+   * Why a new connection from `address` is refused, or undefined when it
+   * may connect: which limit, and which setting raises it. With `beyond`,
+   * only once that many more are open than the limits allow.
+   */
+  refusal(address: string, beyond = 0): string | undefined {
+    if (this.#total >= this.#max + beyond) {
+      return `this server holds its limit of ${this.#max} realtime connections; try again later (${raisedBy(connectionLimitSettings.maxConnections)})`;
     }
     const bucket = addressBucket(address);
-    if ((this.#byAddress.get(bucket) ?? 0) >= this.#maxPerAddress) {
-      return `${bucket} holds its limit of ${this.#maxPerAddress} realtime connections; close one first`;
+    if ((this.#byAddress.get(bucket) ?? 0) >= this.#maxPerAddress + beyond) {
+      return `${bucket} holds its limit of ${this.#maxPerAddress} realtime connections; close one first (${raisedBy(connectionLimitSettings.maxConnectionsPerIp)})`;
     }
     return undefined;
   }

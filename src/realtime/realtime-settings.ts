@@ -23,3 +23,16 @@ export const defaultRealtimeSettings: RealtimeSettings = {
   messageRate: 100,
   sendBuffer: 8 * 1024 * 1024,
 };
+
+/**
+ * The settings that raise the connection limits, by their environment
+ * variable and their key in berth.config.json: the setting table declares
+ * them with these names, and a refused client is told them.
+ */
+export const connectionLimitSettings = {
+  maxConnections: { variable: 'BERTH_REALTIME_MAX_CONNECTIONS', key: 'realtimeMaxConnections' },
+  maxConnectionsPerIp: {
+    variable: 'BERTH_REALTIME_MAX_CONNECTIONS_PER_IP',
+    key: 'realtimeMaxConnectionsPerIp',
+  },
+} as const;

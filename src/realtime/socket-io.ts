@@ -144,6 +144,11 @@ const packetBytes = (packet: { data?: unknown }): number =>
       ? packet.data.byteLength
       : 16;
 
+/** How many connections over a limit may be open at once, each to be told why, before the handshake refuses. */
+const refusalsHeard = 16;
+/** How long a connection over a limit may wait to ask to connect (and hear why not) before it is closed. */
+const refusalTimeout = 5_000;
+
 /**
  * A socket.io server on an engine.io engine that is not tied to one HTTP
  * server: requests and upgrades are handed to it, so it survives a reload
@@ -159,6 +164,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
   // Each connection's address, taken once at its handshake: the limiter releases what it counted.
   const addresses = new WeakMap<EngineSocket, string>();
   const addressOf = (socket: Socket): string => addresses.get(socket.conn) ?? socket.handshake.address;
+  // Connections over a limit, and why: each is told so and closed.
+  const refusals = new WeakMap<EngineSocket, string>();
   const engine = new Engine({
     maxHttpBufferSize: options.maxMessageBytes,
     pingInterval: options.pingInterval,
@@ -168,8 +175,10 @@ export function createSocketIoServer(options: SocketIoOptions) {
         logger.warn({ origin: request.headers.origin }, 'realtime connection refused: origin not allowed');
         return answer('origin not allowed', false);
       }
+      // A client over a limit is let in to be told which, then closed (see refusals);
+      // past a few more it is refused at the handshake, where a WebSocket client cannot read why.
       const address = options.clientAddress(request);
-      const refusal = connections.refusal(address);
+      const refusal = connections.refusal(address, refusalsHeard);
       if (refusal) {
         logger.warn({ address }, `realtime connection refused: ${refusal}`);
         return answer(refusal, false);
@@ -186,6 +195,13 @@ export function createSocketIoServer(options: SocketIoOptions) {
   engine.on('connection', (connection: EngineSocket) => {
     const address = options.clientAddress(connection.request);
     addresses.set(connection, address);
+    const refusal = connections.refusal(address);
+    if (refusal) {
+      logger.warn({ address }, `realtime connection refused: ${refusal}`);
+      refusals.set(connection, refusal);
+      // A client that never asks to connect is not kept waiting for its answer.
+      setTimeout(() => connection.close(), refusalTimeout).unref();
+    }
     connections.opened(address);
     connection.once('close', () => connections.closed(address));
     // A client that does not read lets packets pile up in engine.io's buffer
@@ -209,6 +225,14 @@ export function createSocketIoServer(options: SocketIoOptions) {
     ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   io.bind(engine);
+  // The client over a limit hears which, as its connect_error (message and data), on any transport.
+  io.use((socket, next) => {
+    const refusal = refusals.get(socket.conn);
+    if (!refusal) return next();
+    next(Object.assign(new Error(refusal), { data: { code: 503, reason: refusal } }));
+    // socket.io answers on the next tick; the connection closes once that answer is sent.
+    setTimeout(() => socket.conn.close(), 0);
+  });
   const callerOf = callerOfWith(options.authenticate, addressOf);
   const subscriptions = createSubscriptions({
     topics: options.topics,

@@ -2,7 +2,11 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { defaultBodyLimit, durationUnits, type Mode } from '../../core/internal.js';
-import { defaultRealtimeSettings, type RealtimeSettings } from '../../realtime/realtime-settings.js';
+import {
+  connectionLimitSettings,
+  defaultRealtimeSettings,
+  type RealtimeSettings,
+} from '../../realtime/realtime-settings.js';
 import { defaultPort, parsePort } from '../server/port.js';
 import { SettingError } from './setting-error.js';
 import type { Sourced } from './sourced.js';
@@ -422,8 +426,7 @@ export const settingTable = {
   }),
   realtimeMaxConnections: setting<number>({
     label: 'realtime connection limit',
-    variable: 'BERTH_REALTIME_MAX_CONNECTIONS',
-    key: 'realtimeMaxConnections',
+    ...connectionLimitSettings.maxConnections,
     config: positive,
     fallback: defaultRealtimeSettings.maxConnections,
     parse: wholeNumber(1, 'realtime connection limit'),
@@ -432,8 +435,7 @@ export const settingTable = {
   }),
   realtimeMaxConnectionsPerIp: setting<number>({
     label: 'realtime connections per address',
-    variable: 'BERTH_REALTIME_MAX_CONNECTIONS_PER_IP',
-    key: 'realtimeMaxConnectionsPerIp',
+    ...connectionLimitSettings.maxConnectionsPerIp,
     config: positive,
     fallback: defaultRealtimeSettings.maxConnectionsPerIp,
     parse: wholeNumber(1, 'realtime connections per address'),
