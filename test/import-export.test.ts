@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { io as connect } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { CsvParser } from '../src/cli/csv.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
@@ -340,6 +341,56 @@ describe('berth import and export (SQLite)', () => {
     const listed = cli(berthBin, cwd, ['export', 'books']);
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toHaveLength(7);
+  });
+
+  it('without --hooks cuts the change log, so a subscriber resuming from before is told to read again; with --hooks it replays', async () => {
+    const cwd = tempDir();
+    const env = { PORT: '0', BERTH_ADMIN_TOKEN: 'import-resume-token' };
+    const subscribe = async (url: string, since?: number) => {
+      const socket = connect(url, {
+        reconnection: false,
+        forceNew: true,
+        transports: ['websocket'],
+        auth: { token: env.BERTH_ADMIN_TOKEN },
+      });
+      const titles: string[] = [];
+      socket.on('books:created', (book: { title: string }) => titles.push(book.title));
+      const ack = (await socket.emitWithAck(
+        'subscribe',
+        since === undefined ? 'books' : { topic: 'books', since },
+      )) as { ok: boolean; seq: number; resync?: boolean; reason?: string };
+      return { socket, titles, ack };
+    };
+    const serve = async () => {
+      const server = await startBinary(berthBin, { cwd, env });
+      const { socket, ack } = await subscribe(server.url);
+      socket.disconnect();
+      server.child.kill('SIGTERM');
+      await server.exited;
+      return ack.seq;
+    };
+    const before = await serve();
+
+    const quiet = file(cwd, 'quiet.ndjson', ndjson([{ title: 'Quiet', author: 'Q' }]));
+    expect(cli(berthBin, cwd, ['import', 'books', quiet]).code).toBe(0);
+    const server = await startBinary(berthBin, { cwd, env });
+    const resumed = await subscribe(server.url, before);
+    expect(resumed.ack).toMatchObject({ ok: true, resync: true });
+    expect(resumed.ack.reason).toMatch(/no longer kept/);
+    expect(resumed.ack.seq).toBeGreaterThan(before);
+    resumed.socket.disconnect();
+    server.child.kill('SIGTERM');
+    await server.exited;
+
+    const hooked = file(cwd, 'hooked.ndjson', ndjson([{ title: 'Hooked', author: 'H' }]));
+    expect(cli(berthBin, cwd, ['import', 'books', hooked, '--hooks']).code).toBe(0);
+    const again = await startBinary(berthBin, { cwd, env });
+    const replayed = await subscribe(again.url, resumed.ack.seq);
+    expect(replayed.ack.resync).toBeUndefined();
+    await expect.poll(() => replayed.titles).toEqual(['Hooked']);
+    replayed.socket.disconnect();
+    again.child.kill('SIGTERM');
+    await again.exited;
   });
 
   it('is a command of a project’s own binary', () => {

@@ -142,7 +142,9 @@ describe('backups and restore (the real binary)', () => {
     const fresh = tempDir();
     expect(berth(fresh, ['restore', backup])).toMatchObject({ code: 0 });
     const restored = await start(fresh);
-    const { total } = (await (await fetch(`${restored.url}/books?author=Writer&limit=1&total=exact`)).json()) as {
+    const { total } = (await (
+      await fetch(`${restored.url}/books?author=Writer&limit=1&total=exact`)
+    ).json()) as {
       total: number;
     };
     expect(total).toBeGreaterThanOrEqual(before.length);

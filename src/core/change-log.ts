@@ -54,4 +54,12 @@ export interface ChangeLogDriver {
   trim(upTo: number): Promise<number>;
   /** The seq of the last change appended at or before `time` (ISO 8601), 0 when none: where a time cut falls. */
   seqAt(time: string): Promise<number>;
+  /**
+   * Records went in without their changes (a bulk load without hooks):
+   * draws a seq for them and cuts the log there, dropping what came before
+   * and raising the floor to it, in one transaction. Every resume from
+   * before is then told to read again (`resync`): never a silent gap.
+   * Answers the new floor.
+   */
+  cut?(collection: string): Promise<number>;
 }

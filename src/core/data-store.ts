@@ -355,15 +355,24 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
         const before = pending.length;
         try {
           await attempt(() => store(record, withHooks));
+          stored = true;
         } catch (error) {
           pending.length = before; // what the hooks wrote for it is undone: so are their events
           throw error;
         }
       });
     };
-    const result = driver.bulkInsert
-      ? await driver.bulkInsert(collection, run, bulk)
-      : await driver.transaction(run);
+    let stored = false;
+    let result: R;
+    try {
+      result = driver.bulkInsert
+        ? await driver.bulkInsert(collection, run, bulk)
+        : await driver.transaction(run);
+    } finally {
+      // Records in without their changes (and some may be, even when the load failed after committing
+      // a batch): the log is cut, so a subscriber resuming from before is told to read again.
+      if (stored && !withHooks && driver.changes?.cut) await driver.changes.cut(collection.name);
+    }
     for (const event of pending) events?.publish(event);
     return result;
   }

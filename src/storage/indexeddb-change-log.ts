@@ -32,6 +32,15 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
     (await database().table<{ id: number; floor: number }, number>('berth_change_floor').get(1))?.floor ?? 0;
   const headOf = async (): Promise<number> =>
     Math.max((await changes().orderBy('seq').last())?.seq ?? 0, await floorOf());
+  /** Drops the changes up to `upTo` and raises the floor to it; under the lock. */
+  const trimTo = async (upTo: number): Promise<number> => {
+    const floor = await floorOf();
+    const cut = Math.min(upTo, await headOf());
+    if (cut <= floor) return 0;
+    const dropped = await changes().where('seq').belowOrEqual(cut).delete();
+    await database().table('berth_change_floor').put({ id: 1, floor: cut });
+    return dropped;
+  };
   return {
     read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
     readBefore: (before, limit, collection) =>
@@ -44,14 +53,21 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
           .toArray();
       }),
     bounds: () => lock(async () => ({ head: await headOf(), floor: await floorOf() })),
-    trim: (upTo) =>
+    trim: (upTo) => lock(() => trimTo(upTo)),
+    cut: (collection) =>
       lock(async () => {
-        const floor = await floorOf();
-        const cut = Math.min(upTo, await headOf());
-        if (cut <= floor) return 0;
-        const dropped = await changes().where('seq').belowOrEqual(cut).delete();
-        await database().table('berth_change_floor').put({ id: 1, floor: cut });
-        return dropped;
+        // It only draws the seq the cut stands on (the key generator never goes down), then goes with the rest.
+        const seq = (await changes().add({
+          collection,
+          id: '',
+          action: 'created',
+          record: {},
+          actor: null,
+          mutationId: null,
+          at: new Date().toISOString(),
+        } as unknown as LoggedChange)) as number;
+        await trimTo(seq);
+        return seq;
       }),
     seqAt: (time) => lock(async () => (await changes().where('at').belowOrEqual(time).last())?.seq ?? 0),
   };

@@ -6,6 +6,7 @@ import {
   createDataStore,
   defineCollection,
   field,
+  importedRecord,
   type ChangeEvent,
   type CollectionDefinition,
   type CollectionHooks,
@@ -141,6 +142,45 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     expect(await changes.trim(second.seq)).toBeGreaterThan(0);
     expect(await changes.bounds()).toEqual({ head, floor: second.seq });
     expect((await changes.read(0, 10)).map((change) => change.seq)).toEqual([head]);
+    await storage.close();
+  });
+
+  it('cuts the change log where records went in without their changes: a seq past the head becomes the floor, nothing before it is read, the next write goes on after it', async () => {
+    const { storage, repo } = await ready();
+    const changes = storage.changes!;
+    expect(changes.cut).toBeDefined();
+    await repo.create({ name: 'Before' });
+    const { head: before } = await changes.bounds();
+    const floor = await changes.cut!('gadgets');
+    expect(floor).toBeGreaterThan(before);
+    expect(await changes.bounds()).toEqual({ head: floor, floor });
+    expect(await changes.read(0, 10)).toEqual([]);
+    const after = await repo.create({ name: 'After' });
+    const [next] = await changes.read(floor, 10);
+    expect(next).toMatchObject({ action: 'created', id: after.id });
+    expect(next!.seq).toBeGreaterThan(floor);
+    await storage.close();
+  });
+
+  it('a load without hooks cuts the change log; with hooks it logs each record', async () => {
+    const { storage } = await ready();
+    const changes = storage.changes!;
+    const { head: start } = await changes.bounds();
+    await storage.load(gadgets, async (add) => {
+      await add(importedRecord(gadgets, { name: 'Quiet' }));
+    });
+    const quiet = await changes.bounds();
+    expect(quiet.floor).toBeGreaterThan(start);
+    expect(await changes.read(quiet.floor, 10)).toEqual([]);
+    await storage.load(
+      gadgets,
+      async (add) => {
+        await add(importedRecord(gadgets, { name: 'Hooked' }));
+      },
+      { hooks: true },
+    );
+    expect((await changes.read(quiet.floor, 10)).map((change) => change.record.name)).toEqual(['Hooked']);
+    expect((await changes.bounds()).floor).toBe(quiet.floor);
     await storage.close();
   });
 
