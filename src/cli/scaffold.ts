@@ -168,7 +168,7 @@ Add the module to \`${ts ? 'src/' : ''}app.${ts ? 'ts' : 'js'}\`, restart, and \
 
 \`\`\`sh
 curl 'localhost:4500/projects?status=active&sort=-due&limit=10'
-curl 'localhost:4500/projects?due[gte]=2026-01-01'
+curl -g 'localhost:4500/projects?due[gte]=2026-01-01'
 \`\`\`
 
 At start Berth creates the table (or adds new fields), and \`/docs\` documents it.
