@@ -23,12 +23,27 @@ const tasks = defineCollection({
     project: field.reference('projects', { onDelete: 'cascade' }),
   },
 });
+// A field of every kind that stores differently per engine, and a hidden one, with no hooks and no
+// references: its writes take the logged single statement where the driver has one (PostgreSQL).
+const samples = defineCollection({
+  name: 'samples',
+  fields: {
+    label: field.text(),
+    count: field.integer({ required: false }),
+    ratio: field.real({ required: false }),
+    flag: field.boolean({ default: false }),
+    tags: field.enum(['red', 'green', 'blue'], { multiple: true, required: false }),
+    extra: field.json(undefined, { required: false }),
+    due: field.date({ required: false }),
+    secret: field.text({ required: false, hidden: true }),
+  },
+});
 const app = createApp({
   name: 'logged',
   modules: [
     defineModule({
       name: 'tracker',
-      collections: [projects, tasks],
+      collections: [projects, tasks, samples],
       hooks: {
         collections: collectionHooks(tasks, {
           beforeCreate(values) {
@@ -54,6 +69,46 @@ describe.each(drivers)('the change log on %s', (_name, open) => {
     await storage.migrate(app.collections);
     return { storage, seen, changes: storage.changes! };
   };
+
+  it('a write alone logs the record as a transaction would: every kind as stored, hidden fields left out; a write that finds nothing logs nothing', async () => {
+    const { storage, seen, changes } = await opened();
+    try {
+      const repository = storage.repository(samples);
+      const made = await repository.create({
+        label: 'it’s "quoted"',
+        count: 9_007_199_254,
+        ratio: 0.1 + 0.2,
+        flag: true,
+        tags: ['blue', 'red'],
+        extra: { nested: [1, 'two', null], deep: { yes: true } },
+        due: '2027-01-31',
+        secret: 'never logged',
+      });
+      const changed = await repository.update(made.id, { flag: false, tags: [], extra: null, count: null });
+      expect(await repository.update('missing', { label: 'x' })).toBeUndefined();
+      expect(await repository.delete('missing')).toBe(false);
+      expect(await repository.delete(made.id)).toBe(true);
+      const logged = await changes.read(0, 10);
+      const { secret: _made, ...shownMade } = made as unknown as Record<string, unknown>;
+      const { secret: _changed, ...shownChanged } = changed as unknown as Record<string, unknown>;
+      expect(logged.map(({ action, id, record }) => ({ action, id, record }))).toEqual([
+        { action: 'created', id: made.id, record: shownMade },
+        { action: 'updated', id: made.id, record: shownChanged },
+        { action: 'deleted', id: made.id, record: shownChanged },
+      ]);
+      expect(made).toMatchObject({ secret: 'never logged', ratio: 0.1 + 0.2, count: 9_007_199_254 });
+      expect(changed).toMatchObject({ flag: false, tags: [], extra: null, count: null });
+      // Each event is its change: the same seq, the same record.
+      expect(seen.map(({ seq, record }) => ({ seq, record }))).toEqual(
+        logged.map(({ seq, record }) => ({ seq, record })),
+      );
+      // An update of the deleted record finds nothing, and logs nothing.
+      await expect(repository.update(made.id, { label: 'gone' })).resolves.toBeUndefined();
+      expect(await changes.read(logged.at(-1)!.seq, 10)).toEqual([]);
+    } finally {
+      await storage.close();
+    }
+  });
 
   it('every write appends its change in its transaction; each event carries its seq; a failed write appends nothing', async () => {
     const { storage, seen, changes } = await opened();

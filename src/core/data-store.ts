@@ -19,6 +19,8 @@ import type {
   LoadOptions,
   LoadRecord,
   Transaction,
+  LoggedWrites,
+  WriteMeta,
 } from './storage.js';
 
 export interface DataStoreOptions {
@@ -141,16 +143,25 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
      */
     async emit(event: ChangeEvent): Promise<void> {
       if (this.#scope.appendChange) {
-        const { caller } = this;
         event.seq = await this.#scope.appendChange({
           collection: event.topic,
           id: event.record.id,
           action: event.action,
           record: event.record as Record<string, unknown>,
-          actor: caller ? `${caller.via}:${caller.id}` : null,
-          mutationId: this.mutationId ?? null,
+          ...this.meta,
         });
       }
+      this.publish(event);
+    }
+
+    /** Who writes, and the client's id for the write, as a change keeps them. */
+    get meta(): WriteMeta {
+      const { caller } = this;
+      return { actor: caller ? `${caller.via}:${caller.id}` : null, mutationId: this.mutationId ?? null };
+    }
+
+    /** Emits an event whose change is in the log already: now outside a transaction, once it commits inside one. */
+    publish(event: ChangeEvent): void {
       if (this.#pending) this.#pending.push(event);
       else events?.publish(event);
     }
@@ -199,6 +210,44 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     // A write alone in its statement needs no transaction of its own (unless its change goes to the log too).
     const simpleWrites = !logged && hooks.length === 0 && references.length === 0;
     const simpleDeletes = !logged && hooks.length === 0 && referencing.length === 0;
+    // With the log, such a write appends its change in its own statement, where the driver can (outside a
+    // transaction): one round trip where a transaction takes four.
+    const loggedAlone = (): DriverRepository['logged'] =>
+      logged && !scope.inTransaction && hooks.length === 0 && references.length === 0
+        ? raw().logged
+        : undefined;
+    const loggedDeleteAlone = (): DriverRepository['logged'] =>
+      logged && !scope.inTransaction && hooks.length === 0 && referencing.length === 0
+        ? raw().logged
+        : undefined;
+
+    const insertLogged = async (writes: LoggedWrites, input: unknown): Promise<AnyRecord> => {
+      const values = createValues(collection, input);
+      const now = new Date().toISOString();
+      const row = { id: newRecordId(), ...values, createdAt: now, updatedAt: now } as Row;
+      const { record, seq } = await writes.insert(row, scope.meta);
+      scope.publish({ topic: name, action: 'created', record: collection.present(record as AnyRecord), seq });
+      return record as AnyRecord;
+    };
+    const changeLogged = async (
+      writes: LoggedWrites,
+      id: string,
+      input: unknown,
+    ): Promise<AnyRecord | undefined> => {
+      const patch = validated(collection.schemas.patch, input, name) as Record<string, unknown>;
+      const written = await writes.update(id, { ...patch, updatedAt: new Date().toISOString() }, scope.meta);
+      if (!written) return undefined;
+      const record = written.record as AnyRecord;
+      scope.publish({ topic: name, action: 'updated', record: collection.present(record), seq: written.seq });
+      return record;
+    };
+    const removeLogged = async (writes: LoggedWrites, id: string): Promise<boolean> => {
+      const written = await writes.delete(id, scope.meta);
+      if (!written) return false;
+      const record = written.record as AnyRecord;
+      scope.publish({ topic: name, action: 'deleted', record: collection.present(record), seq: written.seq });
+      return true;
+    };
 
     const checkReferences = async (tx: Scope, values: Record<string, unknown>): Promise<void> => {
       const errors: FieldError[] = [];
@@ -327,11 +376,21 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       get: (id) => promised(() => reads.get(id)) as Promise<AnyRecord | undefined>,
       [readsKey]: reads,
       [storeKey]: (given, withHooks) => store(scope, given, withHooks),
-      create: (values) =>
-        simpleWrites ? insert(scope, values) : transactional(scope, (tx) => insert(tx, values)),
-      update: (id, patch) =>
-        simpleWrites ? change(scope, id, patch) : transactional(scope, (tx) => change(tx, id, patch)),
-      delete: (id) => (simpleDeletes ? remove(scope, id) : transactional(scope, (tx) => remove(tx, id))),
+      create: (values) => {
+        if (simpleWrites) return insert(scope, values);
+        const writes = loggedAlone();
+        return writes ? insertLogged(writes, values) : transactional(scope, (tx) => insert(tx, values));
+      },
+      update: (id, patch) => {
+        if (simpleWrites) return change(scope, id, patch);
+        const writes = loggedAlone();
+        return writes ? changeLogged(writes, id, patch) : transactional(scope, (tx) => change(tx, id, patch));
+      },
+      delete: (id) => {
+        if (simpleDeletes) return remove(scope, id);
+        const writes = loggedDeleteAlone();
+        return writes ? removeLogged(writes, id) : transactional(scope, (tx) => remove(tx, id));
+      },
     };
     return repository;
   }

@@ -89,6 +89,36 @@ export interface DriverRepository {
   insert(row: Row): Promise<Row>;
   update(id: string, patch: Record<string, unknown>): Promise<Row | undefined>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Optional, outside a transaction, on a driver that keeps the change
+   * log: each write with its change appended in one statement, which is
+   * its own transaction (PostgreSQL). The data layer takes it for a write
+   * with nothing else to do in its transaction (no hooks, no references).
+   */
+  logged?: LoggedWrites;
+}
+
+/** Who made a write, and the client's id for it: what its change keeps besides the record. */
+export interface WriteMeta {
+  actor: string | null;
+  mutationId: string | null;
+}
+
+/** A write and its change: the record as stored (before a delete) and the change's seq. */
+export interface LoggedWrite {
+  record: Row;
+  seq: number;
+}
+
+/**
+ * Writes that append their change in the same statement, as the data
+ * layer's transaction would (the change's record is the record without its
+ * hidden fields): in the log's order, as every other write's.
+ */
+export interface LoggedWrites {
+  insert(row: Row, meta: WriteMeta): Promise<LoggedWrite>;
+  update(id: string, patch: Record<string, unknown>, meta: WriteMeta): Promise<LoggedWrite | undefined>;
+  delete(id: string, meta: WriteMeta): Promise<LoggedWrite | undefined>;
 }
 
 /** Reads and writes inside one transaction of a driver. */

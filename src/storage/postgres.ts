@@ -134,8 +134,20 @@ async function trigramSchema(connection: SqlConnection): Promise<string | undefi
   return row ? String(row.schema) : undefined;
 }
 
+/** The name each statement kept prepared goes by, on every connection (the same text, the same name). */
+const preparedNames = new Map<string, string>();
+const preparedName = (sql: string): string => {
+  let name = preparedNames.get(sql);
+  if (!name) preparedNames.set(sql, (name = `berth_${preparedNames.size}`));
+  return name;
+};
+
 const over = (client: Pick<Pg.Pool, 'query'>): SqlConnection => ({
-  all: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+  all: async (sql, params, hint) =>
+    (hint === 'prepared'
+      ? await client.query({ name: preparedName(sql), text: sql, values: params as unknown[] })
+      : await client.query(sql, params as unknown[])
+    ).rows,
   one: async (sql, params) => (await client.query(sql, params as unknown[])).rows[0],
   run: async (sql, params) => (await client.query(sql, params as unknown[])).rowCount ?? 0,
 });
@@ -153,7 +165,7 @@ const inTransaction = (client: Pg.PoolClient): SqlConnection => {
  * one database: migrations take an advisory lock. While the server is down,
  * queries fail fast with `BERTH_UNAVAILABLE` (503) and the pool reconnects by
  * itself when it returns. Statements go unnamed, so the server keeps no
- * plan per SQL text. Transactions run one at a time (an advisory lock, for
+ * plan per SQL text, but for the few a logged write sends (`prepared`). Transactions run one at a time (an advisory lock, for
  * every instance sharing the database), so what one reads holds until it
  * commits.
  *
@@ -239,7 +251,7 @@ export function openPostgresStorage(
           // BEGIN IMMEDIATE does: "count, then insert" holds, and the change log's seqs are drawn in the
           // order of commits. Every write of the data layer runs in one (its change goes to the log).
           // One round trip for both statements.
-          await client.query("BEGIN; SELECT pg_advisory_xact_lock(hashtext('berth_transactions'))");
+          await client.query(`BEGIN; ${postgresChangeLog.writeLock!}`);
         }
         const result = await work(inTransaction(client));
         await client.query('COMMIT');

@@ -15,6 +15,12 @@ import type { SqlConnection, SqlRow } from './sql-connection.js';
  */
 export interface SqlChangeLogSchema {
   readonly create: readonly string[];
+  /**
+   * A query that takes Berth's write lock until its transaction ends, where
+   * a statement can take it and write in the same breath (PostgreSQL): a
+   * write alone then appends its change in one statement (`LoggedWrites`).
+   */
+  readonly writeLock?: string;
 }
 
 export const sqliteChangeLog: SqlChangeLogSchema = {
@@ -27,6 +33,7 @@ export const sqliteChangeLog: SqlChangeLogSchema = {
 };
 
 export const postgresChangeLog: SqlChangeLogSchema = {
+  writeLock: "SELECT pg_advisory_xact_lock(hashtext('berth_transactions'))",
   create: [
     'CREATE TABLE IF NOT EXISTS berth_changes (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record JSONB NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor BIGINT NOT NULL)',

@@ -13,8 +13,10 @@ export interface SqlConnection {
    * A statement that answers rows (SELECT, … RETURNING). `bounded`: the
    * caller knows this read stops after a bounded number of rows whatever
    * its plan looks like (a page walked along an index), so it may run at once.
+   * `prepared`: one of few statements sent again and again (a logged
+   * write), worth keeping prepared on the server (PostgreSQL names it).
    */
-  all(sql: string, params: readonly unknown[], hint?: 'bounded'): Eventually<SqlRow[]>;
+  all(sql: string, params: readonly unknown[], hint?: 'bounded' | 'prepared'): Eventually<SqlRow[]>;
   /** The first row of such a statement (a lookup by id, a count), or undefined. */
   one(sql: string, params: readonly unknown[]): Eventually<SqlRow | undefined>;
   /** A statement that changes rows; how many. */

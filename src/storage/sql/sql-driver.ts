@@ -73,7 +73,13 @@ function scopeOver(
     repository(collection: CollectionDefinition) {
       let repository = repositories.get(collection.name);
       if (!repository) {
-        const made = sqlRepository(connection, engine.dialect, collection);
+        // Outside a transaction, a write alone may append its change in its own statement, where the engine can.
+        const made = sqlRepository(
+          connection,
+          engine.dialect,
+          collection,
+          wrap ? engine.changeLog.writeLock : undefined,
+        );
         repository = wrap ? wrap(made) : made;
         repositories.set(collection.name, repository);
       }
@@ -104,12 +110,24 @@ function diskWatch() {
     full: () => full,
     watch,
     /** The repository, its writes watched (reads, the hot path, are left as they are). */
-    repository: (repository: DriverRepository): DriverRepository => ({
-      ...repository,
-      insert: (row) => watch(() => repository.insert(row)),
-      update: (id, patch) => watch(() => repository.update(id, patch)),
-      delete: (id) => watch(() => repository.delete(id)),
-    }),
+    repository: (repository: DriverRepository): DriverRepository => {
+      const { logged } = repository;
+      return {
+        ...repository,
+        insert: (row) => watch(() => repository.insert(row)),
+        update: (id, patch) => watch(() => repository.update(id, patch)),
+        delete: (id) => watch(() => repository.delete(id)),
+        ...(logged
+          ? {
+              logged: {
+                insert: (row, meta) => watch(() => logged.insert(row, meta)),
+                update: (id, patch, meta) => watch(() => logged.update(id, patch, meta)),
+                delete: (id, meta) => watch(() => logged.delete(id, meta)),
+              },
+            }
+          : {}),
+      };
+    },
   };
 }
 
