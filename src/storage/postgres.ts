@@ -6,6 +6,7 @@ import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { postgresChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
+import { statementLoggedWrites } from './sql/logged-writes.js';
 
 /** `pg`, loaded when PostgreSQL is used: a start on SQLite never pays for it. */
 const loadPg = (): typeof Pg => createRequire(import.meta.url)('pg') as typeof Pg;
@@ -198,13 +199,16 @@ export function openPostgresStorage(
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', (error) => options.onError?.(error));
   let closing: Promise<void> | undefined;
+  const connection = over(pool);
 
   return sqlDriver({
     driver: 'postgres',
     location: redactUrl(url),
     dialect: postgresDialect,
     changeLog: postgresChangeLog,
-    connection: over(pool),
+    loggedWrites: (collection, columns) =>
+      statementLoggedWrites(connection, postgresDialect, collection, columns, postgresChangeLog.writeLock!),
+    connection,
     editor: {
       async columns(connection, table) {
         const rows = await connection.all(

@@ -12,6 +12,7 @@ import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { sqliteChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
+import { armTriggers, triggerLoggedWrites, type ArmedRun } from './sqlite-logged-writes.js';
 import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
 
 /** Prepared statements kept per database; the least recently used go first. */
@@ -280,6 +281,20 @@ export function openSqliteStorage(file: string): StorageDriver {
     pauseIndexes,
   };
 
+  // Logged writes: a write alone appends its change by a trigger armed for its statement, when no
+  // transaction holds the connection.
+  const armed = armTriggers(db, run.all);
+  const armedRun: ArmedRun = (meta, sql, params) =>
+    whenFree((text, values) => armed(meta, text, values), sql, params);
+  const exec = (sql: string): Eventually<void> =>
+    whenFree(
+      (text) => {
+        db.exec(text);
+      },
+      sql,
+      [],
+    );
+
   let begin: { run(): unknown } | undefined;
   let commit: { run(): unknown } | undefined;
   return sqlDriver({
@@ -288,6 +303,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     dialect: sqliteDialect,
     editor,
     changeLog: sqliteChangeLog,
+    loggedWrites: (collection, columns) => triggerLoggedWrites(collection, columns, exec, armedRun),
     connection: outside,
     async transaction(work, options) {
       while (holder) await holder;

@@ -16,7 +16,12 @@ export const booleanKind: FieldKindSpec<'boolean'> = {
     text === 'true' ? true : text === 'false' ? false : { error: `use true or false, not "${text}"` },
   fitsCursor: (value) => typeof value === 'boolean',
   sql: {
-    sqlite: { type: 'INTEGER', encode: (value) => (value ? 1 : 0), decode: (value) => value === 1 },
+    sqlite: {
+      type: 'INTEGER',
+      encode: (value) => (value ? 1 : 0),
+      decode: (value) => value === 1,
+      asJson: (column) => `json(CASE ${column} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)`,
+    },
     postgres: { type: 'BOOLEAN' },
   },
   indexeddb: {},

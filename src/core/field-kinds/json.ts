@@ -33,6 +33,7 @@ export const jsonKind: FieldKindSpec<'json'> = {
       reports: ['TEXT', ''],
       encode: (value) => JSON.stringify(value),
       decode: (value) => JSON.parse(value as string) as unknown,
+      asJson: (column) => `json(${column})`,
     },
     // pg turns arrays into PostgreSQL arrays: JSON goes as its text.
     postgres: { type: 'JSONB', encode: (value) => JSON.stringify(value) },

@@ -35,6 +35,12 @@ export interface SqlColumnSpec {
   /** A value (never null) as the engine gives it back, in the field's own type; absent: as it comes. */
   readonly decode?: (value: unknown) => unknown;
   /**
+   * The column's value as JSON, in SQL (`json_object` takes it): where the
+   * engine keeps it as something JSON would not show as it is (SQLite's 0/1
+   * for a boolean, JSON kept as text); absent: the column as it is.
+   */
+  readonly asJson?: (column: string) => string;
+  /**
    * SQL true when `column` holds `value` (the `contains` operator), `next`
    * giving a parameter's placeholder; absent: the dialect's case-insensitive
    * substring of text.

@@ -51,6 +51,7 @@ export const multiEnumKind: FieldKindSpec<'multi-enum'> = {
       type: 'TEXT',
       encode: (value) => JSON.stringify(value),
       decode: (value) => JSON.parse(value as string) as unknown,
+      asJson: (column) => `json(${column})`,
       contains: (column, value, next) =>
         `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ${next(value)})`,
     },

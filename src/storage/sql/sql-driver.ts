@@ -4,6 +4,7 @@ import {
   type CollectionDefinition,
   type DriverRepository,
   type DriverScope,
+  type LoggedWrites,
   type MigrationStep,
   type StorageDriver,
   type StorageStats,
@@ -11,7 +12,8 @@ import {
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
 import { migrateTables, needsMigration, type SqlSchemaEditor } from './sql-migrations.js';
-import { sqlRepository, translate } from './sql-repository.js';
+import { columnsOf, sqlRepository, translate } from './sql-repository.js';
+import type { Column } from './sql-list.js';
 import {
   appendChange,
   createChangeLog,
@@ -37,6 +39,12 @@ export interface SqlEngine {
     options?: { migration?: boolean },
   ): Promise<R>;
   stats(): StorageStats;
+  /**
+   * A collection's writes that append their change without a transaction
+   * of their own (`LoggedWrites`), where the engine can: one statement on
+   * PostgreSQL, a trigger armed for the statement on SQLite.
+   */
+  loggedWrites?(collection: CollectionDefinition, columns: readonly Column[]): LoggedWrites;
   /** Brings the planner's statistics of these tables up to date (after a migration changed them). */
   analyze?(tables: readonly string[]): Promise<void>;
   /** An online copy of the database to a file (SQLite). */
@@ -73,18 +81,31 @@ function scopeOver(
     repository(collection: CollectionDefinition) {
       let repository = repositories.get(collection.name);
       if (!repository) {
-        // Outside a transaction, a write alone may append its change in its own statement, where the engine can.
-        const made = sqlRepository(
-          connection,
-          engine.dialect,
-          collection,
-          wrap ? engine.changeLog.writeLock : undefined,
-        );
+        const made = sqlRepository(connection, engine.dialect, collection);
+        // Outside a transaction, a write alone may append its change without one, where the engine can.
+        const logged = wrap && engine.loggedWrites?.(collection, columnsOf(collection, engine.dialect));
+        if (logged) made.logged = translated(engine.dialect, collection.name, logged);
         repository = wrap ? wrap(made) : made;
         repositories.set(collection.name, repository);
       }
       return repository;
     },
+  };
+}
+
+/** Logged writes whose engine errors come out as Berth's (a taken unique value is a 409, …). */
+function translated(dialect: SqlDialect, collection: string, writes: LoggedWrites): LoggedWrites {
+  const guard = async <R>(work: () => Promise<R>): Promise<R> => {
+    try {
+      return await work();
+    } catch (error) {
+      return translate(dialect, collection, error);
+    }
+  };
+  return {
+    insert: (row, meta) => guard(() => writes.insert(row, meta)),
+    update: (id, patch, meta) => guard(() => writes.update(id, patch, meta)),
+    delete: (id, meta) => guard(() => writes.delete(id, meta)),
   };
 }
 

@@ -1,0 +1,126 @@
+/**
+ * A write alone and its change to the log on SQLite, without a transaction
+ * of its own: TEMP triggers of Berth's connection append the change in the
+ * write's own statement (so in its own implicit transaction), armed only
+ * while such a write runs. A transaction's writes append their changes
+ * themselves, and other connections (another process, the reader thread)
+ * have no such triggers.
+ */
+import type Database from './sqlite-driver.js';
+import type { CollectionDefinition, LoggedWrite, LoggedWrites, Row, WriteMeta } from '../core/internal.js';
+import type { Eventually } from '../core/eventually.js';
+import { decodeFor, encodeFor, quote } from './sql/dialect.js';
+import type { Column } from './sql/sql-list.js';
+import type { SqlRow } from './sql/sql-connection.js';
+
+/** A statement run with the triggers armed: its rows, and the seq its change was given (0: no row was written). */
+export type ArmedRun = (meta: WriteMeta, sql: string, params: readonly unknown[]) => Eventually<ArmedRows>;
+
+export interface ArmedRows {
+  rows: SqlRow[];
+  seq: number;
+}
+
+/**
+ * The functions the triggers call on `db`, and how to run a statement with
+ * them armed (`run` runs it at once: the caller sees that no transaction
+ * holds the connection).
+ */
+export function armTriggers(
+  db: Database.Database,
+  run: (sql: string, params: readonly unknown[]) => SqlRow[],
+): (meta: WriteMeta, sql: string, params: readonly unknown[]) => ArmedRows {
+  let armed: { meta: WriteMeta; at: string; seq: number } | undefined;
+  db.function('berth_logging', () => (armed ? 1 : 0));
+  db.function('berth_actor', () => armed?.meta.actor ?? null);
+  db.function('berth_mutation', () => armed?.meta.mutationId ?? null);
+  db.function('berth_at', () => armed?.at ?? null);
+  db.function('berth_logged', (seq: unknown) => {
+    if (armed) armed.seq = Number(seq);
+    return null;
+  });
+  return (meta, sql, params) => {
+    armed = { meta, at: new Date().toISOString(), seq: 0 };
+    try {
+      const rows = run(sql, params);
+      return { rows, seq: armed.seq };
+    } finally {
+      armed = undefined;
+    }
+  };
+}
+
+/**
+ * A collection's logged writes: its three triggers, made (again) before
+ * its first write, then each write one statement with them armed.
+ */
+export function triggerLoggedWrites(
+  collection: CollectionDefinition,
+  columns: readonly Column[],
+  exec: (sql: string) => Eventually<void>,
+  armedRun: ArmedRun,
+): LoggedWrites {
+  const table = quote(collection.name);
+  const list = columns.map((column) => quote(column.name)).join(', ');
+  const p = (): string => '?';
+  const byName = new Map(columns.map((column) => [column.name, column]));
+  const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+  // The change keeps the record as the data layer presents it: without its hidden fields.
+  const shown = columns.filter(({ name }) => !collection.fields[name]?.hidden);
+  const jsonOf = (row: 'NEW' | 'OLD'): string =>
+    `json_object(${shown
+      .map(({ name, sql }) => {
+        const column = `${row}.${quote(name)}`;
+        return `${literal(name)}, ${sql.asJson ? sql.asJson(column) : column}`;
+      })
+      .join(', ')})`;
+  const trigger = (event: 'INSERT' | 'UPDATE' | 'DELETE', action: string, row: 'NEW' | 'OLD'): string => {
+    const name = quote(`berth_log_${collection.name}_${action}`);
+    return (
+      `DROP TRIGGER IF EXISTS temp.${name}; ` +
+      `CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${table} WHEN berth_logging() BEGIN ` +
+      `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
+      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), berth_at()); ` +
+      `SELECT berth_logged(last_insert_rowid()); END;`
+    );
+  };
+  const triggers =
+    trigger('INSERT', 'created', 'NEW') +
+    trigger('UPDATE', 'updated', 'NEW') +
+    trigger('DELETE', 'deleted', 'OLD');
+  let made = false;
+  const ready = async (): Promise<void> => {
+    if (made) return;
+    await exec(triggers);
+    made = true;
+  };
+
+  const answer = ({ rows: [row], seq }: ArmedRows): LoggedWrite | undefined => {
+    if (!row) return undefined;
+    if (!seq)
+      throw new Error(`the change of a ${collection.name} write was not logged (its trigger is missing)`);
+    for (const { name, sql } of columns) if (sql.decode) row[name] = decodeFor(sql, row[name]);
+    return { record: row as Row, seq };
+  };
+  const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map(p).join(', ')}) RETURNING ${list}`;
+  const remove = `DELETE FROM ${table} WHERE "id" = ? RETURNING ${list}`;
+  const write = async (meta: WriteMeta, sql: string, params: readonly unknown[]) => {
+    await ready();
+    return answer(await armedRun(meta, sql, params));
+  };
+  return {
+    async insert(row, meta) {
+      const params = columns.map(({ name, sql }) => encodeFor(sql, row[name]));
+      return (await write(meta, insert, params))!;
+    },
+    update(id, patch, meta) {
+      const names = Object.keys(patch).filter((name) => byName.has(name) && name !== 'id');
+      const sets = names.map((name) => `${quote(name)} = ?`).join(', ');
+      return write(meta, `UPDATE ${table} SET ${sets} WHERE "id" = ? RETURNING ${list}`, [
+        ...names.map((name) => encodeFor(byName.get(name)!.sql, patch[name])),
+        id,
+      ]);
+    },
+    delete: (id, meta) => write(meta, remove, [id]),
+  };
+}
