@@ -30,17 +30,16 @@ export function armTriggers(
   db: Database.Database,
   run: (sql: string, params: readonly unknown[]) => SqlRow[],
 ): (meta: WriteMeta, sql: string, params: readonly unknown[]) => ArmedRows {
-  let armed: { meta: WriteMeta; at: string; seq: number } | undefined;
+  let armed: { meta: WriteMeta; seq: number } | undefined;
   db.function('berth_logging', () => (armed ? 1 : 0));
   db.function('berth_actor', () => armed?.meta.actor ?? null);
   db.function('berth_mutation', () => armed?.meta.mutationId ?? null);
-  db.function('berth_at', () => armed?.at ?? null);
   db.function('berth_logged', (seq: unknown) => {
     if (armed) armed.seq = Number(seq);
     return null;
   });
   return (meta, sql, params) => {
-    armed = { meta, at: new Date().toISOString(), seq: 0 };
+    armed = { meta, seq: 0 };
     try {
       const rows = run(sql, params);
       return { rows, seq: armed.seq };
@@ -80,7 +79,7 @@ export function triggerLoggedWrites(
       `DROP TRIGGER IF EXISTS temp.${name}; ` +
       `CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${table} WHEN berth_logging() BEGIN ` +
       `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
-      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), berth_at()); ` +
+      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')); ` +
       `SELECT berth_logged(last_insert_rowid()); END;`
     );
   };
