@@ -81,7 +81,7 @@ async function openAll(total, first = 0) {
 
 /** Posts one book; answers its write, whose `delivered` resolves when `of` clients have it (or after `waitMs`). */
 async function post(title, of, waitMs = 10_000) {
-  const write = { seen: new Uint8Array(of + 1000), count: 0, of, first: undefined, last: undefined };
+  const write = { seen: new Uint8Array(of), count: 0, of, first: undefined, last: undefined };
   const delivered = new Promise((done) => {
     write.done = done;
     setTimeout(done, waitMs).unref();
