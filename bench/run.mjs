@@ -6,6 +6,7 @@ import { benchChanges } from './changes.mjs';
 import { benchChat } from './chat.mjs';
 import { benchData } from './data.mjs';
 import { benchExtensions } from './extensions.mjs';
+import { benchFanout } from './fanout.mjs';
 import { benchImport } from './import.mjs';
 import { benchScaling } from './scaling.mjs';
 
@@ -14,6 +15,7 @@ const sections = {
   extensions: benchExtensions,
   chat: benchChat,
   changes: benchChanges,
+  fanout: benchFanout,
   scaling: benchScaling,
   browser: benchBrowser,
   data: benchData,

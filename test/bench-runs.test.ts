@@ -233,6 +233,87 @@ describe('npm run bench', () => {
     }
   }, 300_000);
 
+  it('fanout: prints Berth’s fan-out and idle memory beside the bare ws server’s, and the first write after a quiet, with nothing lost', async () => {
+    if (!onPath('taskset'))
+      throw new Error('the bench pins servers with taskset: apt-get install -y util-linux');
+    const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'fanout'], {
+      cwd: root,
+      env: { ...process.env, BENCH_ROUNDS: '1', BENCH_SECONDS: '1', BENCH_FANOUT_CLIENTS: '200' },
+      timeout: 170_000,
+    });
+    const rows = rowsOf(stdout);
+    const fanout = rows.findIndex((row) => row[0] === 'server' && row[1] === 'p50 ms to the last');
+    expect(rows[fanout]).toEqual([
+      'server',
+      'p50 ms to the last',
+      'p99 ms',
+      'server CPU µs/subscriber/write (all of it: the POST, the write, the sends)',
+      'vs bare ws',
+      'target',
+      'lost',
+      'repeated',
+      'dropped',
+    ]);
+    const fanned = rows.slice(fanout + 1, fanout + 4);
+    expect(fanned.map(([server]) => server)).toEqual([
+      'berth, socket.io (admin token)',
+      'bare socket.io (a room)',
+      'bare ws',
+    ]);
+    for (const [server, p50, p99, cpu, ratio, target, lost, repeated, dropped] of fanned) {
+      expect(Number(p50), server).toBeGreaterThan(0);
+      expect(Number(p99), server).toBeGreaterThanOrEqual(Number(p50));
+      expect(Number(cpu), server).toBeGreaterThan(0);
+      expect(ratio, server).toMatch(/^\d+\.\d\d×$/);
+      expect(target, server).toMatch(server!.startsWith('bare') ? /^—$/ : /^≤ 1\.5× (met|NOT met)$/);
+      // Every subscriber has every write, once, and stays connected.
+      expect([lost, repeated, dropped], server).toEqual(['0', '0', '0']);
+    }
+    const memory = rows.findIndex((row) => row[0] === 'server' && row[3] === 'KB/connection');
+    expect(rows[memory]).toEqual([
+      'server',
+      'RSS idle MB',
+      'RSS with 200 MB',
+      'KB/connection',
+      'vs bare ws',
+      'target',
+    ]);
+    const held = rows.slice(memory + 1, memory + 5);
+    expect(held.map(([server]) => server)).toEqual([
+      'berth, socket.io (admin token)',
+      'bare socket.io (a room)',
+      'bare ws',
+      'berth, WebSocket /chat',
+    ]);
+    for (const [server, idle, connected, perConnection, ratio, target] of held) {
+      expect(Number(idle), server).toBeGreaterThan(0);
+      expect(Number(connected), server).toBeGreaterThan(0);
+      expect(perConnection, server).toMatch(/^-?\d+\.\d$/);
+      // 200 clients may not move the bare server's RSS by a page: then it says there is no ratio.
+      expect(ratio, server).toMatch(/^(-?\d+\.\d\d×|n\/a)$/);
+      expect(target, server).toMatch(server!.startsWith('bare') ? /^—$/ : /^(≤ 1\.5× (met|NOT met)|n\/a)$/);
+    }
+    const quiet = rows.findIndex((row) => row[0] === 'subscribers');
+    expect(rows[quiet]).toEqual([
+      'subscribers',
+      'p50 ms of the writes before',
+      'after the quiet: ms to the first',
+      'ms to the last',
+      'vs p50',
+      'lost',
+      'dropped',
+    ]);
+    const after = rows.slice(quiet + 1, quiet + 3);
+    expect(after.map(([who]) => who)).toEqual(['berth, admin token', 'berth, one user’s token']);
+    for (const [who, p50, first, last, ratio, lost, dropped] of after) {
+      expect(Number(p50), who).toBeGreaterThan(0);
+      expect(Number(first), who).toBeGreaterThan(0);
+      expect(Number(last), who).toBeGreaterThanOrEqual(Number(first));
+      expect(ratio, who).toMatch(/^\d+\.\d\d×$/);
+      expect([lost, dropped], who).toEqual(['0', '0']);
+    }
+  }, 180_000);
+
   it('data: prints every shape on SQLite and PostgreSQL, Berth beside the hand-written floor, with ratios', async () => {
     const { stdout } = await exec(process.execPath, ['bench/run.mjs', 'data'], {
       cwd: root,
