@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io';
 import { describe, expect, it } from 'vitest';
-import type { Caller, Logger, Topic } from '../src/core/internal.js';
+import type { Caller, ChangeEvent, Logger, Topic } from '../src/core/internal.js';
 import { closingEvent, createSubscriptions } from '../src/realtime/subscriptions.js';
 
 /** What a socket was sent, and whether it was disconnected: all the subscriptions use of one. */
@@ -27,6 +27,8 @@ const notes: Topic = {
   read: 'user',
   ownership: { field: 'owner' },
   presentTo: (record) => record,
+  seesAll: () => true,
+  shown: (record) => record,
 };
 const user = (id: string): Caller => ({ id, admin: false, via: 'accounts' });
 const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -110,6 +112,67 @@ describe('subscribers are checked again in the background', () => {
       expect(checks.most).toBeLessThanOrEqual(8);
       subscriptions.deliver(created('all'));
       for (const { sent } of sockets) expect(sent).toEqual([['notes:created', { id: 'all', title: 'all' }]]);
+    } finally {
+      subscriptions.close();
+    }
+  });
+});
+
+describe('an event to many subscribers', () => {
+  it('is presented once for those who see the record whole and once for the others, each group sent in one broadcast', async () => {
+    const sent: Array<{ to: string[]; event: string; args: unknown[] }> = [];
+    const profiles: Topic = {
+      list: 'user',
+      read: 'user',
+      ownership: { field: 'owner' },
+      presentTo: (record, caller) =>
+        caller?.admin || record.owner === caller?.id ? record : { ...record, phone: undefined },
+      seesAll: (record, caller) => caller?.admin === true || record.owner === caller?.id,
+      shown: (record, whole) => (whole ? record : { id: record.id, owner: record.owner }),
+    };
+    const subscriptions = createSubscriptions({
+      topics: new Map([['profiles', profiles]]),
+      authenticators: [],
+      logger: quiet,
+      callerOf: async (socket) => user(socket.id),
+      broadcast: (sockets, event, ...args) =>
+        sent.push({ to: sockets.map((socket) => socket.id), event, args }),
+    });
+    try {
+      const sockets = ['ada', 'bob', 'cy', 'admin'].map((id) => fakeSocket(id));
+      for (const { socket } of sockets)
+        subscriptions.subscribe(
+          socket,
+          'profiles',
+          socket.id === 'admin' ? { id: 'admin', admin: true, via: 'admin-token' } : user(socket.id),
+        );
+      subscriptions.deliver({
+        topic: 'profiles',
+        action: 'created',
+        record: { id: 'p1', owner: 'ada', phone: '555' } as ChangeEvent['record'],
+        seq: 7,
+      });
+      expect(sent).toEqual([
+        {
+          to: ['ada', 'admin'],
+          event: 'profiles:created',
+          args: [{ id: 'p1', owner: 'ada', phone: '555' }, { seq: 7 }],
+        },
+        { to: ['bob', 'cy'], event: 'profiles:created', args: [{ id: 'p1', owner: 'ada' }, { seq: 7 }] },
+      ]);
+      // One socket alone in its group is sent its own.
+      subscriptions.unsubscribe(sockets[3]!.socket, 'profiles');
+      sent.length = 0;
+      subscriptions.deliver({
+        topic: 'profiles',
+        action: 'updated',
+        record: { id: 'p1', owner: 'ada', phone: '556' } as ChangeEvent['record'],
+        seq: 8,
+      });
+      expect(sockets[0]!.sent).toEqual([['profiles:updated', { id: 'p1', owner: 'ada', phone: '556' }]]);
+      expect(sent).toEqual([
+        { to: ['bob', 'cy'], event: 'profiles:updated', args: [{ id: 'p1', owner: 'ada' }, { seq: 8 }] },
+      ]);
     } finally {
       subscriptions.close();
     }

@@ -60,6 +60,9 @@ export interface Topic {
   ownership: Ownership;
   /** The record as this caller may see it (private fields only for its owner and the admin). */
   presentTo(record: Record<string, unknown>, caller: Caller | undefined): Record<string, unknown>;
+  /** Whether the caller sees the record whole; callers alike in this see the same `shown` record. */
+  seesAll(record: Record<string, unknown>, caller: Caller | undefined): boolean;
+  shown(record: Record<string, unknown>, whole: boolean): Record<string, unknown>;
 }
 
 /** A route as registered, with the module it came from. */
@@ -249,6 +252,8 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
         read: collection.operations.includes('read') ? collection.access.read : 'admin',
         ownership: collection.ownership,
         presentTo: presenterOf(collection).presentTo as Topic['presentTo'],
+        seesAll: presenterOf(collection).seesAll as Topic['seesAll'],
+        shown: presenterOf(collection).shown as Topic['shown'],
       },
     ]),
   );

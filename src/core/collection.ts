@@ -118,6 +118,14 @@ export interface Presenter<F extends Fields = Fields> {
    * the record takes `presentTo`'s, which has no such keys.
    */
   answerTo(record: RecordOf<F>, caller: Caller | undefined): RecordOf<F>;
+  /**
+   * Whether the caller sees the record whole (its private fields too):
+   * callers alike in this see it alike, so it can be presented once for
+   * all of them (`shown`).
+   */
+  seesAll(record: RecordOf<F>, caller: Caller | undefined): boolean;
+  /** The record as `presentTo` shows it to a caller who sees it whole, or not. */
+  shown(record: RecordOf<F>, whole: boolean): RecordOf<F>;
 }
 
 const presenters = new WeakMap<object, Presenter>();
@@ -316,11 +324,14 @@ export function defineCollection<const F extends Fields>(
       : (record: RecordOf<F>): RecordOf<F> => blanked(record, hidden);
   const notForOthersList = [...notForOthers];
   type Shown = (record: RecordOf<F>) => RecordOf<F>;
+  const seesAll = (record: RecordOf<F>, caller: Caller | undefined): boolean =>
+    caller?.admin === true || owns(caller, record, ownership);
   /** A record as a caller sees it: with its private fields for its owner and the admin, without for the rest. */
   const toCaller =
     (toAll: Shown, toOthers: Shown) =>
     (record: RecordOf<F>, caller: Caller | undefined): RecordOf<F> =>
-      caller?.admin || owns(caller, record, ownership) ? toAll(record) : toOthers(record);
+      seesAll(record, caller) ? toAll(record) : toOthers(record);
+  const toOthers: Shown = (record) => without(record, notForOthers);
   const definition: CollectionDefinition<F> = {
     name,
     fields,
@@ -347,8 +358,10 @@ export function defineCollection<const F extends Fields>(
     present,
   };
   presenters.set(definition, {
-    presentTo:
-      privateFields.length === 0 ? present : toCaller(present, (record) => without(record, notForOthers)),
+    presentTo: privateFields.length === 0 ? present : toCaller(present, toOthers),
+    seesAll,
+    shown: (record: RecordOf<F>, whole: boolean) =>
+      whole || privateFields.length === 0 ? present(record) : toOthers(record),
     answerTo:
       privateFields.length === 0
         ? answerForAll

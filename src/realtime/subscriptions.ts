@@ -34,6 +34,11 @@ export interface SubscriptionOptions {
   recheckAfterMs?: number;
   /** The app's change log, which a subscriber that resumes replays from. */
   changes?: ChangeLogDriver;
+  /**
+   * Sends one event to these sockets of this process, encoded once
+   * (socket.io's broadcast to their own rooms); absent: each is sent its own.
+   */
+  broadcast?: (sockets: readonly Socket[], event: string, ...args: unknown[]) => void;
 }
 
 /** How many changes one read of a replay takes. */
@@ -230,19 +235,51 @@ export function createSubscriptions(options: SubscriptionOptions) {
   );
   sweeper.unref();
 
-  const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
-    const record = event.record as Record<string, unknown>;
-    if (!standing.topics.has(event.topic)) return;
+  /** Whether the socket is to get the event: subscribed, not sent it yet, and its caller may read the record. */
+  const admits = (standing: Standing, event: ChangeEvent, rules: Topic): boolean => {
+    if (!standing.topics.has(event.topic)) return false;
     const { seq } = event;
     if (seq !== undefined) {
       // Once each: a change the replay sent is not sent again live, nor one before it.
-      if (seq <= (standing.cursors.get(event.topic) ?? -1)) return;
+      if (seq <= (standing.cursors.get(event.topic) ?? -1)) return false;
       standing.cursors.set(event.topic, seq);
     }
-    if (!judge(rules.read, standing.caller, record, rules.ownership).allowed) return;
-    const presented = rules.presentTo(record, standing.caller);
-    if (seq === undefined) socket.emit(`${event.topic}:${event.action}`, presented);
-    else socket.emit(`${event.topic}:${event.action}`, presented, { seq });
+    return judge(rules.read, standing.caller, event.record as Record<string, unknown>, rules.ownership)
+      .allowed;
+  };
+  const argsOf = (event: ChangeEvent, presented: Record<string, unknown>): unknown[] =>
+    event.seq === undefined ? [presented] : [presented, { seq: event.seq }];
+
+  const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
+    if (!admits(standing, event, rules)) return;
+    const presented = rules.presentTo(event.record as Record<string, unknown>, standing.caller);
+    socket.emit(`${event.topic}:${event.action}`, ...argsOf(event, presented));
+  };
+
+  /**
+   * The event to the sockets that may have it now, in two groups: those who
+   * see the record whole and the others. Each group's record is presented
+   * once and, where the transport can, encoded once.
+   */
+  const sendAll = (sockets: readonly Socket[], event: ChangeEvent, rules: Topic): void => {
+    const record = event.record as Record<string, unknown>;
+    const whole: Socket[] = [];
+    const others: Socket[] = [];
+    for (const socket of sockets) {
+      const standing = standings.get(socket)!;
+      if (admits(standing, event, rules))
+        (rules.seesAll(record, standing.caller) ? whole : others).push(socket);
+    }
+    const name = `${event.topic}:${event.action}`;
+    for (const [group, seesAll] of [
+      [whole, true],
+      [others, false],
+    ] as const) {
+      if (group.length === 0) continue;
+      const args = argsOf(event, rules.shown(record, seesAll));
+      if (group.length > 1 && options.broadcast) options.broadcast(group, name, ...args);
+      else for (const socket of group) socket.emit(name, ...args);
+    }
   };
 
   return {
@@ -324,12 +361,14 @@ export function createSubscriptions(options: SubscriptionOptions) {
       const rules = topics.get(event.topic);
       if (!each || !rules) return;
       const now = Date.now();
+      const atOnce: Socket[] = [];
       for (const socket of each) {
         const standing = standings.get(socket)!;
         if (standing.queue || needsCheck(standing, now))
           enqueue(socket, standing, () => send(socket, standing, event, rules));
-        else send(socket, standing, event, rules);
+        else atOnce.push(socket);
       }
+      sendAll(atOnce, event, rules);
     },
     /** Each subscriber and where its subscriptions stand, for the admin monitor. */
     report(): SubscriberEntry[] {
