@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io';
 import { describe, expect, it } from 'vitest';
-import type { Caller, ChangeEvent, Logger, Topic } from '../src/core/internal.js';
+import type { Authenticator, Caller, ChangeEvent, Logger, Topic } from '../src/core/internal.js';
 import { closingEvent, createSubscriptions } from '../src/realtime/subscriptions.js';
 
 /** What a socket was sent, and whether it was disconnected: all the subscriptions use of one. */
@@ -172,6 +172,65 @@ describe('an event to many subscribers', () => {
       expect(sockets[0]!.sent).toEqual([['profiles:updated', { id: 'p1', owner: 'ada', phone: '556' }]]);
       expect(sent).toEqual([
         { to: ['bob', 'cy'], event: 'profiles:updated', args: [{ id: 'p1', owner: 'ada' }, { seq: 8 }] },
+      ]);
+    } finally {
+      subscriptions.close();
+    }
+  });
+});
+
+describe('a check that began before its caller changed', () => {
+  it('is not taken: the caller as it is now decides what the subscriber gets', async () => {
+    // Who the token is, as the database says when a check asks: the admin role at first.
+    let role = 'admin';
+    let delay = 0;
+    const drafts: Topic = {
+      list: 'user',
+      read: (caller, record) => record?.draft !== true || caller?.role === 'admin',
+      ownership: { field: 'owner' },
+      presentTo: (record) => record,
+      seesAll: () => true,
+      shown: (record) => record,
+    };
+    const subscriptions = createSubscriptions({
+      topics: new Map([
+        ['posts', drafts],
+        ['users', drafts],
+      ]),
+      authenticators: [
+        {
+          name: 'accounts',
+          authenticate: async () => undefined,
+          affectedBy: (event: ChangeEvent) => event.topic === 'users',
+        } as unknown as Authenticator,
+      ],
+      logger: quiet,
+      recheckAfterMs: 100,
+      callerOf: async (socket) => {
+        const seen = { ...user(socket.id), role };
+        await wait(delay);
+        return seen;
+      },
+    });
+    try {
+      const carol = fakeSocket('carol');
+      subscriptions.subscribe(carol.socket, 'posts', { ...user('carol'), role: 'admin' });
+      delay = 400; // the background check that comes due next reads the admin role, slowly
+      await wait(150);
+      // Her role is taken away meanwhile, and the change says so: she is checked again before her next event.
+      role = 'member';
+      delay = 0;
+      subscriptions.deliver({ topic: 'users', action: 'updated', record: { id: 'carol' } });
+      await wait(450); // the slow check has ended, with what it read before the change
+      subscriptions.deliver({
+        topic: 'posts',
+        action: 'created',
+        record: { id: 'p1', draft: true } as ChangeEvent['record'],
+      });
+      subscriptions.deliver({ topic: 'posts', action: 'created', record: { id: 'p2' } });
+      await wait(20);
+      expect(carol.sent.map(([event, record]) => `${event} ${(record as { id: string }).id}`)).toEqual([
+        'posts:created p2',
       ]);
     } finally {
       subscriptions.close();

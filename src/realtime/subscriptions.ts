@@ -50,6 +50,8 @@ interface Standing {
   checkedAt: number;
   generation: number;
   stale: boolean;
+  /** How many times something said its caller changed: a check that began before the last one is not taken. */
+  told: number;
   topics: Set<string>;
   /** Per topic, the seq of the last change it was given (with the log): nothing at or before it is sent again. */
   cursors: Map<string, number>;
@@ -137,6 +139,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
   /** Checks a subscriber's token again; false when its events must stop or wait. */
   const recheck = async (socket: Socket, standing: Standing): Promise<boolean> => {
     const checking = generation;
+    const told = standing.told;
     let caller: Caller | null | undefined;
     try {
       caller = await options.callerOf(socket);
@@ -150,6 +153,8 @@ export function createSubscriptions(options: SubscriptionOptions) {
       return false;
     }
     if (standings.get(socket) !== standing) return false;
+    // Told of a change to who it is while this check ran: what it found may be stale already; check again.
+    if (caller && standing.told !== told) return recheck(socket, standing);
     if (!caller) {
       stop(
         socket,
@@ -297,6 +302,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           checkedAt: Date.now(),
           generation,
           stale: false,
+          told: 0,
           topics: new Set(),
           cursors: new Map(),
           queue: undefined,
@@ -353,6 +359,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           const affected = standing.caller && affecting.get(standing.caller.via);
           if (affected && affected(event, standing.caller!)) {
             standing.stale = true;
+            standing.told++;
             enqueue(socket, standing);
           }
         }
