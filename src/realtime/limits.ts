@@ -14,6 +14,9 @@ export class ConnectionLimiter {
   readonly #maxPerAddress: number;
   #total = 0;
   readonly #byAddress = new Map<string, number>();
+  /** Connections over a limit, held only to be told why: counted apart, never against the limits. */
+  #refusing = 0;
+  readonly #refusingByAddress = new Map<string, number>();
 
   constructor(max: number, maxPerAddress: number) {
     this.#max = max;
@@ -30,14 +33,30 @@ export class ConnectionLimiter {
    * only once that many more are open than the limits allow.
    */
   refusal(address: string, beyond = 0): string | undefined {
-    if (this.#total >= this.#max + beyond) {
+    const bucket = addressBucket(address);
+    // Past the limits by `beyond`: the connections held to be told why count too (they are what is beyond).
+    const held = beyond ? this.#refusing : 0;
+    const heldHere = beyond ? (this.#refusingByAddress.get(bucket) ?? 0) : 0;
+    if (this.#total + held >= this.#max + beyond) {
       return `this server holds its limit of ${this.#max} realtime connections; try again later (${raisedBy(connectionLimitSettings.maxConnections)})`;
     }
-    const bucket = addressBucket(address);
-    if ((this.#byAddress.get(bucket) ?? 0) >= this.#maxPerAddress + beyond) {
+    if ((this.#byAddress.get(bucket) ?? 0) + heldHere >= this.#maxPerAddress + beyond) {
       return `${bucket} holds its limit of ${this.#maxPerAddress} realtime connections; close one first (${raisedBy(connectionLimitSettings.maxConnectionsPerIp)})`;
     }
     return undefined;
+  }
+
+  /** A connection over a limit, held until it is told why (`released` when it closes). */
+  refusing(address: string): () => void {
+    const bucket = addressBucket(address);
+    this.#refusing++;
+    this.#refusingByAddress.set(bucket, (this.#refusingByAddress.get(bucket) ?? 0) + 1);
+    return () => {
+      this.#refusing--;
+      const left = (this.#refusingByAddress.get(bucket) ?? 1) - 1;
+      if (left > 0) this.#refusingByAddress.set(bucket, left);
+      else this.#refusingByAddress.delete(bucket);
+    };
   }
 
   opened(address: string): void {

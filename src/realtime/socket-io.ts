@@ -199,8 +199,10 @@ export function createSocketIoServer(options: SocketIoOptions) {
     if (refusal) {
       logger.warn({ address }, `realtime connection refused: ${refusal}`);
       refusals.set(connection, refusal);
+      connection.once('close', connections.refusing(address));
       // A client that never asks to connect is not kept waiting for its answer.
       setTimeout(() => connection.close(), refusalTimeout).unref();
+      return;
     }
     connections.opened(address);
     connection.once('close', () => connections.closed(address));
