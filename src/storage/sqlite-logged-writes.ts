@@ -7,7 +7,14 @@
  * have no such triggers.
  */
 import type Database from './sqlite-driver.js';
-import type { CollectionDefinition, LoggedWrite, LoggedWrites, Row, WriteMeta } from '../core/internal.js';
+import type {
+  ChangeEntry,
+  CollectionDefinition,
+  LoggedWrite,
+  LoggedWrites,
+  Row,
+  WriteMeta,
+} from '../core/internal.js';
 import type { Eventually } from '../core/eventually.js';
 import { decodeFor, encodeFor, quote } from './sql/dialect.js';
 import type { Column } from './sql/sql-list.js';
@@ -58,6 +65,8 @@ export function triggerLoggedWrites(
   columns: readonly Column[],
   exec: (sql: string) => Eventually<void>,
   armedRun: ArmedRun,
+  /** Appends a change by itself (outside any transaction), answering its seq. */
+  append: (entry: ChangeEntry) => Promise<number>,
 ): LoggedWrites {
   const table = quote(collection.name);
   const list = columns.map((column) => quote(column.name)).join(', ');
@@ -94,32 +103,51 @@ export function triggerLoggedWrites(
     made = true;
   };
 
-  const answer = ({ rows: [row], seq }: ArmedRows): LoggedWrite | undefined => {
+  const answer = async (
+    { rows: [row], seq }: ArmedRows,
+    action: ChangeEntry['action'],
+    meta: WriteMeta,
+  ): Promise<LoggedWrite | undefined> => {
     if (!row) return undefined;
-    if (!seq)
-      throw new Error(`the change of a ${collection.name} write was not logged (its trigger is missing)`);
     for (const { name, sql } of columns) if (sql.decode) row[name] = decodeFor(sql, row[name]);
-    return { record: row as Row, seq };
+    if (seq) return { record: row as Row, seq };
+    // Written, but its trigger was gone (a migration made the table again meanwhile): its change is
+    // appended now, never lost, and the triggers are made again before the next write.
+    made = false;
+    const record = Object.fromEntries(shown.map(({ name }) => [name, row[name]]));
+    const appended = await append({
+      collection: collection.name,
+      id: String(row.id),
+      action,
+      record,
+      ...meta,
+    });
+    return { record: row as Row, seq: appended };
   };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map(p).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ? RETURNING ${list}`;
-  const write = async (meta: WriteMeta, sql: string, params: readonly unknown[]) => {
+  const write = async (
+    action: ChangeEntry['action'],
+    meta: WriteMeta,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<LoggedWrite | undefined> => {
     await ready();
-    return answer(await armedRun(meta, sql, params));
+    return answer(await armedRun(meta, sql, params), action, meta);
   };
   return {
     async insert(row, meta) {
       const params = columns.map(({ name, sql }) => encodeFor(sql, row[name]));
-      return (await write(meta, insert, params))!;
+      return (await write('created', meta, insert, params))!;
     },
     update(id, patch, meta) {
       const names = Object.keys(patch).filter((name) => byName.has(name) && name !== 'id');
       const sets = names.map((name) => `${quote(name)} = ?`).join(', ');
-      return write(meta, `UPDATE ${table} SET ${sets} WHERE "id" = ? RETURNING ${list}`, [
+      return write('updated', meta, `UPDATE ${table} SET ${sets} WHERE "id" = ? RETURNING ${list}`, [
         ...names.map((name) => encodeFor(byName.get(name)!.sql, patch[name])),
         id,
       ]);
     },
-    delete: (id, meta) => write(meta, remove, [id]),
+    delete: (id, meta) => write('deleted', meta, remove, [id]),
   };
 }

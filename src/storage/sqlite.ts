@@ -10,7 +10,7 @@ import { ensureSearchTable, pauseSearch, searchTextIndex } from './sqlite-search
 import { quote, type SqlDialect } from './sql/dialect.js';
 import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
-import { sqliteChangeLog } from './sql/sql-change-log.js';
+import { appendChange, sqliteChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
 import { armTriggers, triggerLoggedWrites, type ArmedRun } from './sqlite-logged-writes.js';
 import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
@@ -303,7 +303,10 @@ export function openSqliteStorage(file: string): StorageDriver {
     dialect: sqliteDialect,
     editor,
     changeLog: sqliteChangeLog,
-    loggedWrites: (collection, columns) => triggerLoggedWrites(collection, columns, exec, armedRun),
+    loggedWrites: (collection, columns) =>
+      triggerLoggedWrites(collection, columns, exec, armedRun, (entry) =>
+        appendChange(outside, sqliteDialect, entry),
+      ),
     connection: outside,
     async transaction(work, options) {
       while (holder) await holder;
