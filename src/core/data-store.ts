@@ -405,12 +405,12 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     const withHooks = options.hooks === true;
     const pending: ChangeEvent[] = [];
     const { hooks: _, ...bulk } = options;
-    const run = (driverScope: DriverScope): Promise<R> => {
+    const run = async (driverScope: DriverScope): Promise<R> => {
       const tx = new Scope(driverScope, pending, bound);
       const store = (tx.repository(collection) as unknown as { [storeKey]: Store })[storeKey];
       const attempt = <T>(write: () => Promise<T>): Promise<T> =>
         driverScope.attempt ? driverScope.attempt(write) : write();
-      return work(async (record) => {
+      const result = await work(async (record) => {
         const before = pending.length;
         try {
           await attempt(() => store(record, withHooks));
@@ -420,18 +420,21 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
           throw error;
         }
       });
+      // Records in without their changes: the log is cut in the same transaction, so a subscriber
+      // resuming from before is told to read again, from the moment they are there.
+      if (stored && !withHooks && driverScope.cutChanges) {
+        await driverScope.cutChanges(collection.name);
+        cut = true;
+      }
+      return result;
     };
     let stored = false;
-    let result: R;
-    try {
-      result = driver.bulkInsert
-        ? await driver.bulkInsert(collection, run, bulk)
-        : await driver.transaction(run);
-    } finally {
-      // Records in without their changes (and some may be, even when the load failed after committing
-      // a batch): the log is cut, so a subscriber resuming from before is told to read again.
-      if (stored && !withHooks && driver.changes?.cut) await driver.changes.cut(collection.name);
-    }
+    let cut = false;
+    const result = driver.bulkInsert
+      ? await driver.bulkInsert(collection, run, bulk)
+      : await driver.transaction(run);
+    // A driver whose transaction cannot cut its log (IndexedDB) cuts it once the records are in.
+    if (stored && !withHooks && !cut && driver.changes?.cut) await driver.changes.cut(collection.name);
     for (const event of pending) events?.publish(event);
     return result;
   }

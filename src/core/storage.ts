@@ -137,6 +137,8 @@ export interface DriverScope {
    * committed after it (the log's order is the order of commits).
    */
   appendChange?(entry: ChangeEntry): Promise<number>;
+  /** Inside a transaction of a driver that keeps the change log: `ChangeLogDriver.cut`, in this transaction. */
+  cutChanges?(collection: string): Promise<number>;
 }
 
 /** How a driver's bulk path loads (`bulkInsert`). */

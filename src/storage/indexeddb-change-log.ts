@@ -55,20 +55,23 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
     bounds: () => lock(async () => ({ head: await headOf(), floor: await floorOf() })),
     trim: (upTo) => lock(() => trimTo(upTo)),
     cut: (collection) =>
-      lock(async () => {
-        // It only draws the seq the cut stands on (the key generator never goes down), then goes with the rest.
-        const seq = (await changes().add({
-          collection,
-          id: '',
-          action: 'created',
-          record: {},
-          actor: null,
-          mutationId: null,
-          at: new Date().toISOString(),
-        } as unknown as LoggedChange)) as number;
-        await trimTo(seq);
-        return seq;
-      }),
+      lock(() =>
+        // One IndexedDB transaction: the cut is there whole, or not at all.
+        database().transaction('rw', ['berth_changes', 'berth_change_floor'], async () => {
+          // It only draws the seq the cut stands on (the key generator never goes down), then goes with the rest.
+          const seq = (await changes().add({
+            collection,
+            id: '',
+            action: 'loaded',
+            record: {},
+            actor: null,
+            mutationId: null,
+            at: new Date().toISOString(),
+          } as unknown as LoggedChange)) as number;
+          await trimTo(seq);
+          return seq;
+        }),
+      ),
     seqAt: (time) => lock(async () => (await changes().where('at').belowOrEqual(time).last())?.seq ?? 0),
   };
 }

@@ -93,6 +93,47 @@ const changeOf = (row: SqlRow): LoggedChange => ({
   at: String(row.at),
 });
 
+const floorOf = async (over: SqlConnection): Promise<number> => {
+  const row = await over.one('SELECT floor FROM berth_change_floor WHERE id = 1', []);
+  return row ? Number(row.floor) : 0;
+};
+/** Drops the changes up to `upTo` (the last one stays) and raises the floor to it, in a transaction's connection. */
+const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): Promise<number> => {
+  const p = (index: number) => dialect.placeholder(index);
+  const row = await over.one('SELECT max(seq) AS head FROM berth_changes', []);
+  const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
+  const floor = await floorOf(over);
+  const cut = Math.min(upTo, Math.max(head, floor));
+  if (cut <= floor) return 0;
+  // The last change stays, whatever the cut: the next seq is drawn above it (SQLite's rowid would
+  // otherwise start again from the highest left), and the floor says the rest is gone.
+  const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)} AND seq < ${p(2)}`, [
+    cut,
+    head,
+  ]);
+  await over.run(
+    `INSERT INTO berth_change_floor (id, floor) VALUES (1, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
+    [cut],
+  );
+  return dropped;
+};
+
+/**
+ * Cuts the log where records went in without their changes, in a
+ * transaction's connection (which holds the write lock): a change no
+ * reader sees (at the floor) draws the seq the cut stands on. Answers it.
+ */
+export async function cutOn(over: SqlConnection, dialect: SqlDialect, collection: string): Promise<number> {
+  const p = (index: number) => dialect.placeholder(index);
+  const [row] = await over.all(
+    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, '', 'loaded', '{}', NULL, NULL, ${p(2)}) RETURNING seq`,
+    [collection, new Date().toISOString()],
+  );
+  const seq = Number(row!.seq);
+  await trimOn(over, dialect, seq);
+  return seq;
+}
+
 /** Reads, bounds and trims the log over the database's own connection (outside any transaction). */
 export function sqlChangeLog(
   connection: SqlConnection,
@@ -100,29 +141,6 @@ export function sqlChangeLog(
   transaction: <R>(work: (connection: SqlConnection) => Promise<R>) => Promise<R>,
 ): ChangeLogDriver {
   const p = (index: number) => dialect.placeholder(index);
-  const floorOf = async (over: SqlConnection): Promise<number> => {
-    const row = await over.one('SELECT floor FROM berth_change_floor WHERE id = 1', []);
-    return row ? Number(row.floor) : 0;
-  };
-  /** Drops the changes up to `upTo` (the last one stays) and raises the floor to it, in a transaction's connection. */
-  const trimOn = async (over: SqlConnection, upTo: number): Promise<number> => {
-    const row = await over.one('SELECT max(seq) AS head FROM berth_changes', []);
-    const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
-    const floor = await floorOf(over);
-    const cut = Math.min(upTo, Math.max(head, floor));
-    if (cut <= floor) return 0;
-    // The last change stays, whatever the cut: the next seq is drawn above it (SQLite's rowid would
-    // otherwise start again from the highest left), and the floor says the rest is gone.
-    const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)} AND seq < ${p(2)}`, [
-      cut,
-      head,
-    ]);
-    await over.run(
-      `INSERT INTO berth_change_floor (id, floor) VALUES (1, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
-      [cut],
-    );
-    return dropped;
-  };
   return {
     async read(after, limit) {
       const rows = await connection.all(
@@ -152,18 +170,8 @@ export function sqlChangeLog(
       const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
       return { head: Math.max(head, floor), floor };
     },
-    trim: (upTo) => transaction((over) => trimOn(over, upTo)),
-    cut: (collection) =>
-      transaction(async (over) => {
-        // A change no reader sees (it is at the floor): it only draws the seq the cut stands on.
-        const [row] = await over.all(
-          `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, '', 'loaded', '{}', NULL, NULL, ${p(2)}) RETURNING seq`,
-          [collection, new Date().toISOString()],
-        );
-        const seq = Number(row!.seq);
-        await trimOn(over, seq);
-        return seq;
-      }),
+    trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
+    cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
     async seqAt(time) {
       // Times rise with seqs (within a clock's steps): a binary search of point reads by seq, no index on time.
       const first = await connection.one('SELECT min(seq) AS low, max(seq) AS high FROM berth_changes', []);

@@ -17,6 +17,7 @@ import type { Column } from './sql-list.js';
 import {
   appendChange,
   createChangeLog,
+  cutOn,
   hasChangeLog,
   sqlChangeLog,
   type SqlChangeLogSchema,
@@ -64,7 +65,12 @@ function scopeOver(
   const repositories = new Map<string, DriverRepository>();
   return {
     // Outside a transaction (`wrap` watches its writes) no change is appended: the data layer writes in one.
-    ...(wrap ? {} : { appendChange: (entry) => appendChange(connection, engine.dialect, entry) }),
+    ...(wrap
+      ? {}
+      : {
+          appendChange: (entry) => appendChange(connection, engine.dialect, entry),
+          cutChanges: (collection) => cutOn(connection, engine.dialect, collection),
+        }),
     // A savepoint: undone alone, and the transaction goes on (PostgreSQL would end it at a failed statement).
     async attempt(work) {
       await connection.run('SAVEPOINT berth_attempt', []);
