@@ -325,7 +325,7 @@ export function defineCollection<const F extends Fields>(
   const notForOthersList = [...notForOthers];
   type Shown = (record: RecordOf<F>) => RecordOf<F>;
   const seesAll = (record: RecordOf<F>, caller: Caller | undefined): boolean =>
-    caller?.admin === true || owns(caller, record, ownership);
+    privateFields.length === 0 || caller?.admin === true || owns(caller, record, ownership);
   /** A record as a caller sees it: with its private fields for its owner and the admin, without for the rest. */
   const toCaller =
     (toAll: Shown, toOthers: Shown) =>

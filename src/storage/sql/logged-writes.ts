@@ -40,7 +40,7 @@ export function statementLoggedWrites(
     `WITH berth_lock AS (${writeLock}), written AS (${write} RETURNING ${list}), ` +
     `logged AS (INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
     `SELECT ${p(next)}, written."id", '${action}', to_jsonb(written)${hidden}, ${p(next + 1)}, ${p(next + 2)}, ${p(next + 3)} FROM written RETURNING seq) ` +
-    `SELECT written.*, logged.seq AS "berth_seq" FROM written, logged`;
+    `SELECT written.*, logged.seq AS "berth:seq" FROM written, logged`;
   const change = (meta: WriteMeta): unknown[] => [
     collection.name,
     meta.actor,
@@ -49,7 +49,8 @@ export function statementLoggedWrites(
   ];
   const answer = (row: SqlRow | undefined): LoggedWrite | undefined => {
     if (!row) return undefined;
-    const { berth_seq: seq, ...record } = row;
+    // A name no field can take (a field's name has no colon).
+    const { 'berth:seq': seq, ...record } = row;
     for (const { name, sql } of columns) if (sql.decode) record[name] = decodeFor(sql, record[name]);
     return { record: record as Row, seq: Number(seq) };
   };
