@@ -208,18 +208,14 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       ...(tx.caller ? { caller: tx.caller } : {}),
     });
     // A write alone in its statement needs no transaction of its own (unless its change goes to the log too).
-    const simpleWrites = !logged && hooks.length === 0 && references.length === 0;
-    const simpleDeletes = !logged && hooks.length === 0 && referencing.length === 0;
+    const writesAlone = hooks.length === 0 && references.length === 0;
+    const deletesAlone = hooks.length === 0 && referencing.length === 0;
+    const simpleWrites = !logged && writesAlone;
+    const simpleDeletes = !logged && deletesAlone;
     // With the log, such a write appends its change in its own statement, where the driver can (outside a
     // transaction): one round trip where a transaction takes four.
-    const loggedAlone = (): DriverRepository['logged'] =>
-      logged && !scope.inTransaction && hooks.length === 0 && references.length === 0
-        ? raw().logged
-        : undefined;
-    const loggedDeleteAlone = (): DriverRepository['logged'] =>
-      logged && !scope.inTransaction && hooks.length === 0 && referencing.length === 0
-        ? raw().logged
-        : undefined;
+    const loggedWhen = (alone: boolean): DriverRepository['logged'] =>
+      logged && alone && !scope.inTransaction ? raw().logged : undefined;
 
     const insertLogged = async (writes: LoggedWrites, input: unknown): Promise<AnyRecord> => {
       const values = createValues(collection, input);
@@ -378,17 +374,17 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       [storeKey]: (given, withHooks) => store(scope, given, withHooks),
       create: (values) => {
         if (simpleWrites) return insert(scope, values);
-        const writes = loggedAlone();
+        const writes = loggedWhen(writesAlone);
         return writes ? insertLogged(writes, values) : transactional(scope, (tx) => insert(tx, values));
       },
       update: (id, patch) => {
         if (simpleWrites) return change(scope, id, patch);
-        const writes = loggedAlone();
+        const writes = loggedWhen(writesAlone);
         return writes ? changeLogged(writes, id, patch) : transactional(scope, (tx) => change(tx, id, patch));
       },
       delete: (id) => {
         if (simpleDeletes) return remove(scope, id);
-        const writes = loggedDeleteAlone();
+        const writes = loggedWhen(deletesAlone);
         return writes ? removeLogged(writes, id) : transactional(scope, (tx) => remove(tx, id));
       },
     };

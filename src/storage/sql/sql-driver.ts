@@ -12,7 +12,7 @@ import {
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection } from './sql-connection.js';
 import { migrateTables, needsMigration, type SqlSchemaEditor } from './sql-migrations.js';
-import { columnsOf, sqlRepository, translate } from './sql-repository.js';
+import { columnsOf, sqlRepository, translate, translating } from './sql-repository.js';
 import type { Column } from './sql-list.js';
 import {
   appendChange,
@@ -101,13 +101,7 @@ function scopeOver(
 
 /** Logged writes whose engine errors come out as Berth's (a taken unique value is a 409, …). */
 function translated(dialect: SqlDialect, collection: string, writes: LoggedWrites): LoggedWrites {
-  const guard = async <R>(work: () => Promise<R>): Promise<R> => {
-    try {
-      return await work();
-    } catch (error) {
-      return translate(dialect, collection, error);
-    }
-  };
+  const guard = translating(dialect, collection);
   return {
     insert: (row, meta) => guard(() => writes.insert(row, meta)),
     update: (id, patch, meta) => guard(() => writes.update(id, patch, meta)),

@@ -82,6 +82,17 @@ export function translate(dialect: SqlDialect, collection: string, error: unknow
   throw error;
 }
 
+/** Runs a write, its engine errors coming out as Berth's (`translate`). */
+export const translating =
+  (dialect: SqlDialect, collection: string) =>
+  async <R>(work: () => Promise<R>): Promise<R> => {
+    try {
+      return await work();
+    } catch (error) {
+      return translate(dialect, collection, error);
+    }
+  };
+
 /**
  * One collection's reads and writes in SQL, the same for SQLite and
  * PostgreSQL: only the dialect (placeholders, types, errors) and the
@@ -105,13 +116,7 @@ export function sqlRepository(
   };
   const decodeAll = (rows: SqlRow[]): Row[] => (decoded.length ? rows.map(decode) : (rows as Row[]));
   const failed = (error: unknown): never => translate(dialect, collection.name, error);
-  const guard = async <R>(work: () => Promise<R>): Promise<R> => {
-    try {
-      return await work();
-    } catch (error) {
-      return failed(error);
-    }
-  };
+  const guard = translating(dialect, collection.name);
   const selectOne = `SELECT ${list} FROM ${table} WHERE "id" = ${p(1)}`;
   const countAll = `SELECT count(*) AS "total" FROM ${table}`;
   const indexes = indexesOf(collection);
