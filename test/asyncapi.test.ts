@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 type Document = {
@@ -116,5 +117,54 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
       expect(valid, `${event}: ${JSON.stringify(ajv.errors)}`).toBe(true);
     }
     socket.disconnect();
+  });
+
+  it('documents the plain events WebSocket: every frame it sends, and each event’s data as its socket.io channel', async () => {
+    const server = await startRealtimeServer();
+    const document = (await (await fetch(`${server.url}/docs/asyncapi`)).json()) as Document;
+    const byAddress = new Map(Object.values(document.channels).map((channel) => [channel.address, channel]));
+    const events = byAddress.get('/socket.io/events');
+    expect(events).toBeDefined();
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/socket.io/events`);
+    const frames: Array<{ event?: string; data?: unknown[]; id?: number }> = [];
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
+    await new Promise((done) => socket.once('open', done));
+    const requests = [
+      { event: 'subscribe', data: 'books', id: 1 },
+      { event: 'subscribe', data: { topic: 'books', query: 'sort=-year&limit=3' }, id: 2 },
+      { event: 'unsubscribe', data: 'nothing' },
+    ];
+    for (const request of requests) {
+      expect(
+        ajv.validate(events!.messages['eventsRequest']!.payload, request),
+        JSON.stringify(ajv.errors),
+      ).toBe(true);
+      socket.send(JSON.stringify(request));
+    }
+    await expect.poll(() => frames.filter((frame) => frame.id !== undefined).length).toBe(2);
+    const created = (await (
+      await adminWrite(server.url, 'POST', '/books', { title: 'Seen', author: 'A', year: 2100 })
+    ).json()) as { id: string };
+    await adminWrite(server.url, 'DELETE', `/books/${created.id}`);
+    await expect
+      .poll(() => new Set(frames.map(({ event }) => event).filter(Boolean)))
+      .toEqual(new Set(['books:created', 'books:deleted', 'books:enter', 'books:leave']));
+    for (const frame of frames) {
+      const message = frame.id === undefined ? 'eventsFrame' : 'eventsAck';
+      expect(ajv.validate(events!.messages[message]!.payload, frame), JSON.stringify(ajv.errors)).toBe(true);
+      if (frame.event === undefined) continue;
+      const [payload] = Object.values(byAddress.get(frame.event)!.messages);
+      expect(
+        ajv.validate(payload!.payload, frame.data),
+        `${frame.event}: ${JSON.stringify(ajv.errors)}`,
+      ).toBe(true);
+    }
+    // The schema can say no: an event this server never sends.
+    expect(ajv.validate(events!.messages['eventsFrame']!.payload, { event: 'books:renamed', data: [] })).toBe(
+      false,
+    );
+    socket.close();
   });
 });

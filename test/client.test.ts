@@ -4,7 +4,7 @@ import { createClient, type ClientRecord, type SubscriptionEvent } from '../src/
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule } from '../src/modules/users/index.js';
 import { adminToken } from './helpers/in-process.js';
-import { reconnectingSocket, startRealtimeServer } from './helpers/realtime-server.js';
+import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
 
 /** A socket.io-client socket that reconnects by itself, at once, over WebSocket. */
 
@@ -85,15 +85,7 @@ describe('berth/client over socket.io', () => {
     });
     await connectedOnce(socket);
     await new Promise((done) => setTimeout(done, 50));
-    const written: string[] = [];
-    let writing = true;
-    const writer = (async () => {
-      for (let i = 0; writing; i++) {
-        const title = `w${i}`;
-        written.push(title);
-        await createBook(server.url, title);
-      }
-    })();
+    const { written, stop: stopWriting } = writingBooks(server.url);
     let reconnections = 0;
     socket.io.on('reconnect', () => reconnections++);
     for (let cycle = 0; cycle < 200; cycle++) {
@@ -103,8 +95,7 @@ describe('berth/client over socket.io', () => {
       socket.io.engine.close();
       await new Promise((done) => setTimeout(done, 0));
     }
-    writing = false;
-    await writer;
+    await stopWriting();
     await connectedOnce(socket);
     await expect.poll(() => received.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(written.length);
     await new Promise((done) => setTimeout(done, 200));

@@ -1,13 +1,13 @@
-import type { Socket } from 'socket.io';
 import { describe, expect, it } from 'vitest';
 import type { Authenticator, Caller, ChangeEvent, Logger, Topic } from '../src/core/internal.js';
-import { closingEvent, createSubscriptions } from '../src/realtime/subscriptions.js';
+import { closingEvent, createSubscriptions, type Subscriber } from '../src/realtime/subscriptions.js';
 
 /** What a socket was sent, and whether it was disconnected: all the subscriptions use of one. */
 function fakeSocket(id: string) {
   const sent: Array<[string, unknown]> = [];
   const socket = {
     id,
+    connected: true,
     disconnected: false,
     emit(event: string, payload: unknown) {
       sent.push([event, payload]);
@@ -18,7 +18,7 @@ function fakeSocket(id: string) {
       return socket;
     },
   };
-  return { socket: socket as unknown as Socket, sent, state: socket };
+  return { socket: socket as Subscriber, sent, state: socket };
 }
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
@@ -45,7 +45,7 @@ const created = (title: string) => ({
 function subscriptionsWith(recheckAfterMs: number) {
   const checks = {
     delay: 0,
-    answer: (socket: Socket): Caller | null => user(socket.id),
+    answer: (socket: Subscriber): Caller | null => user(socket.id),
     running: 0,
     most: 0,
     done: 0,

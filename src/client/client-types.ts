@@ -1,4 +1,5 @@
 import type { CollectionDefinition, Fields, RecordOf } from '../core/collection.js';
+import type { WebSocketClass } from './websocket-socket.js';
 
 /** A record of a topic whose declaration the caller does not have: its id, and fields of any value. */
 export type ClientRecord = Record<string, unknown> & { id: string };
@@ -141,6 +142,21 @@ export type ClientOptions =
       ackTimeout?: number;
     }
   | {
+      /**
+       * The server's events WebSocket (`ws://localhost:4500/socket.io/events`):
+       * the client opens it, opens it again after a drop, and closes it.
+       */
+      url: string;
+      /** A token to subscribe as (sent as the connection's first message, each time it opens). */
+      token?: string;
+      /** The WebSocket class where the runtime has none (Node.js 20: the `ws` package's). */
+      WebSocket?: WebSocketClass;
+      /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */
+      fetch?: FetchPath;
+      /** How long a subscribe's answer may take before it is asked again (default 10 s). */
+      ackTimeout?: number;
+    }
+  | {
       /** An in-page server (berth/browser's `createBrowserServer`): its events and its `fetch`, no socket. */
       server: PageServer;
     };
@@ -158,6 +174,6 @@ export interface Client {
   ): () => void;
   /** Keeps the result of `GET /<topic>?<query>` up to date (filters, sort and limit; no paging). */
   live<C = ClientRecord>(topic: string, query?: string, options?: LiveOptions): LiveQuery<RecordFor<C>>;
-  /** Stops every subscription and live query (the socket is the caller's: it stays open). */
+  /** Stops every subscription and live query (a socket given is the caller's and stays open; a `url`'s closes). */
   close(): void;
 }

@@ -1,6 +1,7 @@
 import type { Client, ClientOptions } from './client-types.js';
 import { pageClient } from './page-client.js';
 import { socketClient } from './socket-client.js';
+import { webSocketSocket } from './websocket-socket.js';
 
 /**
  * A realtime client for a Berth server: `subscribe` follows a collection's
@@ -8,7 +9,8 @@ import { socketClient } from './socket-client.js';
  * across reconnections (it subscribes again from its last seq by itself, and
  * says `resync` when the server no longer has what it missed); `live` keeps
  * the result of a list query up to date. Over the caller's socket.io-client
- * socket, or an in-page server of berth/browser.
+ * socket, the server's events WebSocket (`url`), or an in-page server of
+ * berth/browser.
  *
  * @example
  * import { io } from 'socket.io-client'
@@ -22,5 +24,19 @@ import { socketClient } from './socket-client.js';
  * open.subscribe((tasks) => render(tasks))
  */
 export function createClient(options: ClientOptions): Client {
-  return 'server' in options ? pageClient(options.server) : socketClient(options);
+  if ('server' in options) return pageClient(options.server);
+  if ('socket' in options) return socketClient(options);
+  const { url, token, WebSocket, ...rest } = options;
+  const socket = webSocketSocket(url, {
+    ...(token === undefined ? {} : { token }),
+    ...(WebSocket ? { WebSocket } : {}),
+  });
+  const client = socketClient({ socket, ...rest });
+  return {
+    ...client,
+    close() {
+      client.close();
+      socket.close();
+    },
+  };
 }

@@ -22,3 +22,4 @@ export type {
   SubscriptionHandlers,
   SubscriptionListener,
 } from './client-types.js';
+export type { WebSocketClass, WebSocketLike } from './websocket-socket.js';

@@ -223,6 +223,75 @@ export function generateAsyncApi(
     );
   }
 
+  // The collections' events over a plain WebSocket: the same events and requests, each as one JSON frame.
+  const topicEvents = app.collections.flatMap(({ name }) =>
+    ['created', 'updated', 'deleted', 'enter', 'change', 'leave'].map((action) => `${name}:${action}`),
+  );
+  const eventsKey = 'events_websocket';
+  const frames = {
+    eventsFrame: {
+      name: 'event',
+      title: 'An event',
+      summary: 'A server event of this document: its name, and its arguments as socket.io sends them',
+      payload: {
+        type: 'object',
+        required: ['event', 'data'],
+        properties: {
+          event: {
+            type: 'string',
+            enum: ['berth:error', ...topicEvents],
+          },
+          data: { type: 'array', description: 'The arguments, as the event’s socket.io channel lists them.' },
+        },
+      },
+    },
+    eventsAck: {
+      name: 'ack',
+      title: 'An answer',
+      summary: 'The answer to a request that carried an id: the same as socket.io’s ack',
+      payload: { type: 'object', required: ['id', 'ack'], properties: { id: {}, ack: { type: 'object' } } },
+    },
+    eventsRequest: {
+      name: 'request',
+      title: 'A request',
+      summary:
+        'subscribe or unsubscribe (data as socket.io takes them), or auth ({ token }) before the first subscribe',
+      payload: {
+        type: 'object',
+        required: ['event'],
+        properties: {
+          event: { type: 'string', enum: ['subscribe', 'unsubscribe', 'auth'] },
+          data: {},
+          id: {
+            oneOf: [{ type: 'number' }, { type: 'string' }],
+            description: 'Asks for an ack with this id.',
+          },
+        },
+      },
+    },
+  };
+  channels[eventsKey] = {
+    address: `/${options.realtimePath}/events`,
+    title: 'events (plain WebSocket)',
+    summary:
+      'The collections’ events and live queries over a plain WebSocket: each a JSON text frame { event, data }; a token in Authorization: Bearer, or an auth request first',
+    servers: [websocket],
+    messages: frames,
+  };
+  const eventsRef = { $ref: `#/channels/${eventsKey}` };
+  const framesOf = (...names: Array<keyof typeof frames>) =>
+    names.map((name) => ({ $ref: `#/channels/${eventsKey}/messages/${name}` }));
+  operations[`send_${eventsKey}`] = {
+    action: 'send',
+    channel: eventsRef,
+    messages: framesOf('eventsFrame', 'eventsAck'),
+  };
+  operations[`receive_${eventsKey}`] = {
+    action: 'receive',
+    channel: eventsRef,
+    messages: framesOf('eventsRequest'),
+  };
+
   return {
     asyncapi: '3.0.0',
     info: {

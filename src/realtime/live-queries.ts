@@ -3,7 +3,6 @@
  * kept up to date from the change log. The result is sent once (the ack's
  * `items`); then `<topic>:enter`, `:change` and `:leave` say how it moves.
  */
-import type { Socket } from 'socket.io';
 import {
   BerthError,
   byKeys,
@@ -20,6 +19,7 @@ import {
   type Storage,
   type Topic,
 } from '../core/internal.js';
+import type { Subscriber } from './subscriptions.js';
 
 /** Live queries one client may hold at once. */
 export const maxLiveQueriesPerClient = 20;
@@ -30,7 +30,7 @@ type AnyRecord = Record<string, unknown> & { id: string };
 
 /** One client's live query, and the result it was last told of. */
 interface LiveQuery {
-  socket: Socket;
+  socket: Subscriber;
   caller: Caller | undefined;
   topic: string;
   /** The query string as the client sent it: the subscription's name in its events. */
@@ -84,7 +84,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const { topics, logger } = options;
   const collections = new Map(options.collections.map((collection) => [collection.name, collection]));
   const indexes = new Map<string, Index>();
-  const bySocket = new Map<Socket, Map<string, LiveQuery>>();
+  const bySocket = new Map<Subscriber, Map<string, LiveQuery>>();
   let count = 0;
 
   const indexOf = (topic: string): Index => {
@@ -251,7 +251,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
   return {
     /** Starts a live query: its first result, at `seq` (the log's position when it was read). */
     async subscribe(
-      socket: Socket,
+      socket: Subscriber,
       caller: Caller | undefined,
       topic: string,
       query: string,
@@ -353,14 +353,14 @@ export function createLiveQueries(options: LiveQueryOptions) {
         },
       };
     },
-    unsubscribe(socket: Socket, topic: string, query: string): void {
+    unsubscribe(socket: Subscriber, topic: string, query: string): void {
       const mine = bySocket.get(socket);
       const live = mine?.get(nameOf(topic, query));
       if (!live) return;
       mine!.delete(nameOf(topic, query));
       remove(live);
     },
-    drop(socket: Socket): void {
+    drop(socket: Subscriber): void {
       const mine = bySocket.get(socket);
       if (!mine) return;
       for (const live of mine.values()) remove(live);
@@ -385,7 +385,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
       }
     },
     /** Each client's live queries, for the admin monitor. */
-    *sockets(): Iterable<[Socket, { caller: string | null; list: Array<{ topic: string; query: string }> }]> {
+    *sockets(): Iterable<
+      [Subscriber, { caller: string | null; list: Array<{ topic: string; query: string }> }]
+    > {
       for (const [socket, mine] of bySocket) {
         const list = [...mine.values()];
         const caller = list[0]?.caller;

@@ -110,6 +110,8 @@ export async function createNodeRealtime(
     messageRate: settings.messageRate,
     sendBuffer: settings.sendBuffer,
   };
+  // The collections' events over a plain WebSocket: under the realtime path, where no channel can be.
+  const eventsPath = `/${path}/events`;
   const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
   const adapter = fanout?.adapter ?? context.adapter;
   type Loaded = {
@@ -159,6 +161,7 @@ export async function createNodeRealtime(
         pingInterval: settings.pingInterval,
         allowOrigin,
         ...limits,
+        events: { path: eventsPath, requests: socketIo.requests },
       });
       loaded = { socketIo, websockets };
       return loaded;
@@ -180,7 +183,8 @@ export async function createNodeRealtime(
     }
     // The client waits for the 101 before it sends anything: the socket can wait for the servers to load.
     const upgrade = ({ socketIo, websockets }: Loaded): void => {
-      if (pathname.startsWith(prefix)) socketIo.handleUpgrade(request, socket, head);
+      if (pathname.startsWith(prefix) && pathname !== eventsPath)
+        socketIo.handleUpgrade(request, socket, head);
       else websockets.handleUpgrade(request, socket, head, pathname);
     };
     if (loaded) upgrade(loaded);

@@ -3,7 +3,6 @@ import type { Duplex } from 'node:stream';
 import { Server as Engine, type Socket as EngineSocket } from 'engine.io';
 import { Server as SocketIoServer, type ServerOptions, type Socket } from 'socket.io';
 import {
-  judge,
   type Authenticator,
   type Caller,
   type ChangeEvent,
@@ -22,7 +21,8 @@ import {
 } from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
-import { closingEvent, createSubscriptions } from './subscriptions.js';
+import { closingEvent, createSubscriptions, eventFrame, type Subscriber } from './subscriptions.js';
+import { createTopicRequests } from './topic-requests.js';
 import { followLog } from './log-tail.js';
 import { createLiveQueries } from './live-queries.js';
 import type { RealtimeMonitor } from './monitor.js';
@@ -64,31 +64,6 @@ export interface SocketIoOptions {
   live?: { collections: readonly CollectionDefinition[]; storage: Storage };
 }
 
-/**
- * What a client sends to subscribe: a topic's name, `{ topic, since }` to
- * replay what it missed first, or `{ topic, query }` for a live query.
- */
-type SubscribeRequest = { topic: string; since?: number; query?: string };
-
-/** A subscribe's argument, read: the request, or what is wrong with it. */
-function subscribeRequest(value: unknown): SubscribeRequest | { error: string } {
-  if (typeof value === 'string') return { topic: value };
-  if (typeof value !== 'object' || value === null || typeof (value as { topic?: unknown }).topic !== 'string')
-    return { error: "send a topic's name, or { topic, since }, or { topic, query }" };
-  const { topic, since, query } = value as { topic: string; since?: unknown; query?: unknown };
-  if (query !== undefined && typeof query !== 'string')
-    return {
-      error: `query must be a list's query string (status=open&sort=-due&limit=20), not ${JSON.stringify(query)}`,
-    };
-  if (typeof query === 'string') return { topic, query };
-  if (since === undefined) return { topic };
-  if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
-    return {
-      error: `since must be the seq of the last event the client has (a whole number, 0 or more), not ${JSON.stringify(since)}`,
-    };
-  return { topic, since };
-}
-
 /** What a client sends to join or leave a room: `{ channel, room }`. */
 function roomRequest(
   rooms: ChannelRooms,
@@ -126,10 +101,18 @@ function handshakeToken(socket: Socket): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(socket.handshake.headers.authorization ?? '')?.[1];
 }
 
-/** Who a socket's handshake token is, as the app's authenticators say now. */
+/**
+ * Who a subscriber's token is, as the app's authenticators say now: a
+ * socket.io socket's from its handshake, a plain WebSocket's as it gave it.
+ */
 const callerOfWith =
   (authenticate: SocketIoOptions['authenticate'], addressOf: (socket: Socket) => string) =>
-  (socket: Socket): Promise<Caller | null | undefined> => {
+  (subscriber: Subscriber): Promise<Caller | null | undefined> => {
+    if (subscriber.credential) {
+      const credential = subscriber.credential();
+      return credential === undefined ? Promise.resolve(undefined) : authenticate(credential);
+    }
+    const socket = subscriber as Socket;
     const token = handshakeToken(socket);
     return token === undefined
       ? Promise.resolve(undefined)
@@ -243,8 +226,16 @@ export function createSocketIoServer(options: SocketIoOptions) {
     logger,
     ...(options.log ? { changes: options.log.changes } : {}),
     // Each socket is in a room of its own id: one packet, encoded once, to this process's sockets only.
-    broadcast: (sockets, event, ...args) =>
-      io.local.to(sockets.map((socket) => socket.id)).emit(event, ...(args as [])),
+    // A plain WebSocket's frame is encoded once too.
+    broadcast: (subscribers, event, ...args) => {
+      const ids: string[] = [];
+      let frame: string | undefined;
+      for (const subscriber of subscribers) {
+        if (subscriber.sendFrame) subscriber.sendFrame((frame ??= eventFrame(event, args)));
+        else ids.push(subscriber.id);
+      }
+      if (ids.length > 0) io.local.to(ids).emit(event, ...(args as []));
+    },
   });
   options.monitor.subscribers = () => {
     const report = subscriptions.report();
@@ -272,6 +263,14 @@ export function createSocketIoServer(options: SocketIoOptions) {
         logger,
       )
     : undefined;
+  const requests = createTopicRequests({
+    topics: options.topics,
+    callerOf,
+    subscriptions,
+    ...(tail && options.log ? { tail, changes: options.log.changes } : {}),
+    ...(live ? { live } : {}),
+    logger,
+  });
 
   /** Tells the client why, then closes its connection. */
   const closeClient = (socket: Socket, code: number, reason: string): void => {
@@ -390,101 +389,13 @@ export function createSocketIoServer(options: SocketIoOptions) {
         );
       });
     }
-    socket.on('subscribe', async (given: unknown, acknowledge?: unknown) => {
-      const answer = (value: object): void => {
+    socket.on('subscribe', (given: unknown, acknowledge?: unknown) =>
+      requests.subscribe(socket, given, (value) => {
         if (typeof acknowledge === 'function') acknowledge(value);
-      };
-      const request = subscribeRequest(given);
-      if ('error' in request) return answer({ ok: false, error: request.error });
-      const { topic, since } = request;
-      const rules = options.topics.get(topic);
-      if (rules === undefined) {
-        return answer({
-          ok: false,
-          error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...options.topics.keys()].join(', ')}`,
-        });
-      }
-      let caller: Caller | null | undefined;
-      try {
-        // Asked again at each subscribe: a revoked session, a disabled user or a new admin token is seen at once.
-        caller = await callerOf(socket);
-      } catch (error) {
-        // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
-        options.logger.warn(
-          { socket: socket.id, err: error },
-          `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
-        );
-        return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
-      }
-      // It may have left while its token was checked.
-      if (!socket.connected) return;
-      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.ownership, true);
-      if (!verdict.allowed) {
-        const needs =
-          rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
-        return answer({
-          ok: false,
-          error:
-            caller === null
-              ? `the token is not valid (expired or revoked): log in again, then connect with io(url, { auth: { token } })`
-              : verdict.status === 401
-                ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: connect with io(url, { auth: { token } })`
-                : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
-        });
-      }
-      if (request.query !== undefined) {
-        if (!tail || !live)
-          return answer({ ok: false, error: 'this server keeps no change log: live queries need one' });
-        const { ack, start } = await live.subscribe(
-          socket,
-          caller ?? undefined,
-          topic,
-          request.query,
-          () => tail.position,
-        );
-        answer(ack);
-        start?.();
-        return;
-      }
-      if (!tail) {
-        if (since !== undefined)
-          return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
-        subscriptions.subscribe(socket, topic, caller ?? undefined);
-        return answer({ ok: true, topic });
-      }
-      // Where the log stands: read before the tail's position, which is taken with no await before the
-      // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
-      const bounds = since === undefined ? undefined : await options.log!.changes.bounds();
-      if (!socket.connected) return;
-      const seq = tail.position;
-      if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
-        // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
-        subscriptions.subscribe(socket, topic, caller ?? undefined, seq);
-        return answer({
-          ok: true,
-          topic,
-          seq,
-          resync: true,
-          reason:
-            since < bounds.floor
-              ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
-              : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
-        });
-      }
-      // A client that saw more than this instance has delivered yet (another instance told it first) goes on
-      // from what it saw.
-      subscriptions.subscribe(socket, topic, caller ?? undefined, seq, since);
-      answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
-    });
-    socket.on('unsubscribe', (given: unknown) => {
-      if (typeof given === 'string') subscriptions.unsubscribe(socket, given);
-      const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
-      if (typeof topic === 'string' && typeof query === 'string') live?.unsubscribe(socket, topic, query);
-    });
-    socket.on('disconnect', () => {
-      subscriptions.drop(socket);
-      live?.drop(socket);
-    });
+      }),
+    );
+    socket.on('unsubscribe', (given: unknown) => requests.unsubscribe(socket, given));
+    socket.on('disconnect', () => requests.drop(socket));
   });
 
   // With the log, every instance's subscribers get its changes in its order: this instance's writes poke the
@@ -503,6 +414,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
 
   return {
     io,
+    /** The collections' subscriptions, for the plain WebSocket's clients (the same log, rules and rechecks). */
+    requests,
     /** Credentials were reloaded: every subscriber's token is checked again. */
     recheckCallers: () => subscriptions.recheckAll(),
     handleRequest(incoming: IncomingMessage, outgoing: ServerResponse): void {

@@ -1,4 +1,3 @@
-import type { Socket } from 'socket.io';
 import type { SubscriberEntry } from './monitor.js';
 import {
   judge,
@@ -8,7 +7,28 @@ import {
   type ChangeLogDriver,
   type Logger,
   type Topic,
+  type TokenCredential,
 } from '../core/internal.js';
+
+/**
+ * A client that subscribes: a socket.io socket, or a plain WebSocket at
+ * `/{realtimePath}/events` (which carries each event as one JSON frame).
+ */
+export interface Subscriber {
+  readonly id: string;
+  readonly connected: boolean;
+  emit(event: string, ...args: unknown[]): unknown;
+  /** Ends its connection, after what it was sent. */
+  disconnect(close: true): unknown;
+  /** A plain WebSocket's token, as its connection gave it (a socket.io socket's is in its handshake). */
+  credential?(): TokenCredential | undefined;
+  /** A plain WebSocket sends an event's frame as it is: one frame, encoded once, for many subscribers. */
+  sendFrame?(frame: string): void;
+}
+
+/** An event as one frame of the plain WebSocket transport: its name and its arguments. */
+export const eventFrame = (event: string, args: readonly unknown[]): string =>
+  JSON.stringify({ event, data: args });
 
 /** The event a client receives, with `{ code, reason }`, when the server ends its connection or its subscriptions. */
 export const closingEvent = 'berth:error';
@@ -28,7 +48,7 @@ export interface SubscriptionOptions {
   /** The app's authenticators: those that say which changes affect their callers. */
   authenticators: readonly Authenticator[];
   /** Who a socket's handshake token is now: undefined without a token, null when none accepts it. */
-  callerOf: (socket: Socket) => Promise<Caller | null | undefined>;
+  callerOf: (socket: Subscriber) => Promise<Caller | null | undefined>;
   logger: Logger;
   /** Defaults to `recheckAfterMs`. */
   recheckAfterMs?: number;
@@ -38,7 +58,7 @@ export interface SubscriptionOptions {
    * Sends one event to these sockets of this process, encoded once
    * (socket.io's broadcast to their own rooms); absent: each is sent its own.
    */
-  broadcast?: (sockets: readonly Socket[], event: string, ...args: unknown[]) => void;
+  broadcast?: (sockets: readonly Subscriber[], event: string, ...args: unknown[]) => void;
 }
 
 /** How many changes one read of a replay takes. */
@@ -81,11 +101,11 @@ export function createSubscriptions(options: SubscriptionOptions) {
       each.affectedBy ? [[each.name, each.affectedBy.bind(each)] as const] : [],
     ),
   );
-  const standings = new Map<Socket, Standing>();
-  const subscribers = new Map<string, Set<Socket>>();
+  const standings = new Map<Subscriber, Standing>();
+  const subscribers = new Map<string, Set<Subscriber>>();
   let generation = 0;
 
-  const drop = (socket: Socket): void => {
+  const drop = (socket: Subscriber): void => {
     const standing = standings.get(socket);
     if (!standing) return;
     for (const topic of standing.topics) subscribers.get(topic)?.delete(socket);
@@ -94,7 +114,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
 
   /** Sends the topic's changes after `since`, up to `upTo`, that the caller may read now: a resume's replay. */
   const replay = async (
-    socket: Socket,
+    socket: Subscriber,
     standing: Standing,
     topic: string,
     since: number,
@@ -120,7 +140,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
   };
 
   /** The token no longer stands: the client is told why and disconnected (a new connection brings a valid one). */
-  const stop = (socket: Socket, reason: string): void => {
+  const stop = (socket: Subscriber, reason: string): void => {
     drop(socket);
     socket.emit(closingEvent, {
       code: 401,
@@ -137,7 +157,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       (standing.caller.expiresAt !== undefined && standing.caller.expiresAt <= new Date(now).toISOString()));
 
   /** Checks a subscriber's token again; false when its events must stop or wait. */
-  const recheck = async (socket: Socket, standing: Standing): Promise<boolean> => {
+  const recheck = async (socket: Subscriber, standing: Standing): Promise<boolean> => {
     const checking = generation;
     const told = standing.told;
     let caller: Caller | null | undefined;
@@ -181,7 +201,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
   };
 
   /** Runs `work` after the socket's earlier work, checking its caller first when due; in order, per socket. */
-  const enqueue = (socket: Socket, standing: Standing, work?: () => void | Promise<void>): void => {
+  const enqueue = (socket: Subscriber, standing: Standing, work?: () => void | Promise<void>): void => {
     const run = async (): Promise<void> => {
       if (needsCheck(standing, Date.now()) && !(await recheck(socket, standing))) return;
       if (standings.get(socket) === standing) await work?.();
@@ -255,7 +275,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
   const argsOf = (event: ChangeEvent, presented: Record<string, unknown>): unknown[] =>
     event.seq === undefined ? [presented] : [presented, { seq: event.seq }];
 
-  const send = (socket: Socket, standing: Standing, event: ChangeEvent, rules: Topic): void => {
+  const send = (socket: Subscriber, standing: Standing, event: ChangeEvent, rules: Topic): void => {
     if (!admits(standing, event, rules)) return;
     const presented = rules.presentTo(event.record as Record<string, unknown>, standing.caller);
     socket.emit(`${event.topic}:${event.action}`, ...argsOf(event, presented));
@@ -266,10 +286,10 @@ export function createSubscriptions(options: SubscriptionOptions) {
    * see the record whole and the others. Each group's record is presented
    * once and, where the transport can, encoded once.
    */
-  const sendAll = (sockets: readonly Socket[], event: ChangeEvent, rules: Topic): void => {
+  const sendAll = (sockets: readonly Subscriber[], event: ChangeEvent, rules: Topic): void => {
     const record = event.record as Record<string, unknown>;
-    const whole: Socket[] = [];
-    const others: Socket[] = [];
+    const whole: Subscriber[] = [];
+    const others: Subscriber[] = [];
     for (const socket of sockets) {
       const standing = standings.get(socket)!;
       if (admits(standing, event, rules))
@@ -294,7 +314,13 @@ export function createSubscriptions(options: SubscriptionOptions) {
      * where a resume's replay starts (the changes after it, up to `at`,
      * are sent first).
      */
-    subscribe(socket: Socket, topic: string, caller: Caller | undefined, at?: number, since?: number): void {
+    subscribe(
+      socket: Subscriber,
+      topic: string,
+      caller: Caller | undefined,
+      at?: number,
+      since?: number,
+    ): void {
       let standing = standings.get(socket);
       if (!standing) {
         standing = {
@@ -342,7 +368,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
         }),
       );
     },
-    unsubscribe(socket: Socket, topic: string): void {
+    unsubscribe(socket: Subscriber, topic: string): void {
       const standing = standings.get(socket);
       if (!standing) return;
       standing.topics.delete(topic);
@@ -368,7 +394,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       const rules = topics.get(event.topic);
       if (!each || !rules) return;
       const now = Date.now();
-      const atOnce: Socket[] = [];
+      const atOnce: Subscriber[] = [];
       for (const socket of each) {
         const standing = standings.get(socket)!;
         if (standing.queue || needsCheck(standing, now))

@@ -14,6 +14,8 @@ import {
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
+import { closingEvent, eventFrame, type Subscriber } from './subscriptions.js';
+import type { TopicRequests } from './topic-requests.js';
 
 export interface WebSocketChannelOptions {
   channels: readonly ChannelDefinition[];
@@ -31,6 +33,11 @@ export interface WebSocketChannelOptions {
   messageRate: number;
   /** Bytes that may wait to be sent to one client. */
   sendBuffer: number;
+  /**
+   * The collections' events over a plain WebSocket: where (`/{realtimePath}/events`)
+   * and the subscriptions it shares with socket.io.
+   */
+  events?: { path: string; requests: TopicRequests };
 }
 
 /** A close reason as the protocol allows it: 123 bytes at most. */
@@ -69,6 +76,39 @@ function roomsAsked(url: string | undefined): string[] | { error: string } {
   if (rooms.length > maxRoomsPerClient)
     return { error: `${rooms.length} rooms asked: a client may be in at most ${maxRoomsPerClient}` };
   return rooms;
+}
+
+/** The token an upgrade carries in `Authorization: Bearer`. */
+const bearerOf = (request: IncomingMessage): string | undefined =>
+  /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+
+/** One JSON frame a client of the events WebSocket sends: `{ event, data, id }`, or what is wrong with it. */
+function eventsMessage(
+  data: Buffer,
+  isBinary: boolean,
+): { event: string; data: unknown; id: unknown } | { error: string; id: unknown } {
+  const usage =
+    'send JSON text: { "event": "subscribe", "data": "books" | { "topic", "since" } | { "topic", "query" }, "id": 1 }, { "event": "unsubscribe", "data": … } or { "event": "auth", "data": { "token" }, "id": 1 }';
+  if (isBinary) return { error: `a binary frame: ${usage}`, id: undefined };
+  let message: unknown;
+  try {
+    message = JSON.parse(data.toString('utf8'));
+  } catch {
+    return { error: `not JSON: ${usage}`, id: undefined };
+  }
+  const {
+    event,
+    data: value,
+    id,
+  } = (typeof message === 'object' && message !== null ? message : {}) as {
+    event?: unknown;
+    data?: unknown;
+    id?: unknown;
+  };
+  const ack = typeof id === 'number' || typeof id === 'string' ? id : undefined;
+  if (event !== 'subscribe' && event !== 'unsubscribe' && event !== 'auth')
+    return { error: `unknown event ${JSON.stringify(event)}: ${usage}`, id: ack };
+  return { event, data: value, id: ack };
 }
 
 /**
@@ -191,17 +231,120 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     });
   }
 
+  /**
+   * A client of the collections' events: it subscribes as over socket.io
+   * (the same requests, acks and events), each event one JSON text frame
+   * `{ event, data }`, `data` the array of the event's arguments.
+   */
+  function connectEvents(
+    client: WebSocket,
+    events: NonNullable<WebSocketChannelOptions['events']>,
+    address: string,
+    header: string | undefined,
+  ): void {
+    const id = `ws-${processTag}_${(++counter).toString(36)}`;
+    const { monitor, logger } = options;
+    let token = header;
+    let subscribed = false;
+    /** The reason of the last `berth:error`: the close frame that follows it carries it too. */
+    let closing: string | undefined;
+    const send = (frame: string): void => {
+      if (client.readyState !== client.OPEN) return;
+      if (client.bufferedAmount > options.sendBuffer) {
+        return closeClient(
+          1008,
+          `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
+        );
+      }
+      client.send(frame);
+    };
+    const subscriber: Subscriber = {
+      id,
+      get connected() {
+        return client.readyState === client.OPEN;
+      },
+      emit(event, ...args) {
+        if (event === closingEvent) closing = (args[0] as { reason?: string } | undefined)?.reason;
+        send(eventFrame(event, args));
+      },
+      disconnect: () => closeClient(1008, closing ?? 'closed by the server'),
+      credential: () => (token === undefined ? undefined : { token, address }),
+      sendFrame: send,
+    };
+    function closeClient(code: number, reason: string): void {
+      if (client.readyState !== client.OPEN) return;
+      logger.warn({ clientId: id, code }, `websocket ${id} on ${events.path} closed (${code}): ${reason}`);
+      client.close(code, closeReason(reason));
+    }
+    const answer = (ack: unknown, value: object): void => {
+      if (ack !== undefined) send(JSON.stringify({ id: ack, ack: value }));
+    };
+    options.connections.opened(address);
+    monitor.connected(id, 'websocket', address);
+    alive.add(client);
+    const allow = messageRate(options.messageRate);
+    client.on('pong', () => alive.add(client));
+    client.on('message', (data: Buffer, isBinary: boolean) => {
+      if (client.readyState !== client.OPEN) return;
+      if (!allow())
+        return closeClient(1008, `too many messages: the limit is ${options.messageRate} per second`);
+      const message = eventsMessage(data, isBinary);
+      // Bad input is answered, and the connection stays.
+      if ('error' in message) {
+        if (message.id !== undefined) answer(message.id, { ok: false, error: message.error });
+        else send(JSON.stringify({ error: message.error }));
+        return;
+      }
+      monitor.message(id, events.path, 'in', message.data ?? null);
+      if (message.event === 'auth') {
+        const given = (message.data as { token?: unknown } | null | undefined)?.token;
+        if (subscribed)
+          return answer(message.id, {
+            ok: false,
+            error: 'auth comes before the first subscribe: connect again to be someone else',
+          });
+        if (typeof given !== 'string' || given === '')
+          return answer(message.id, {
+            ok: false,
+            error: 'send { "event": "auth", "data": { "token": "…" } }',
+          });
+        token = given;
+        return answer(message.id, { ok: true });
+      }
+      if (message.event === 'unsubscribe') return events.requests.unsubscribe(subscriber, message.data);
+      subscribed = true;
+      void events.requests
+        .subscribe(subscriber, message.data, (value) => answer(message.id, value))
+        .catch((error: unknown) => {
+          logger.error({ clientId: id, err: error }, `realtime: a subscribe of ${id} failed`);
+          answer(message.id, { ok: false, error: 'the subscribe failed on the server: try again shortly' });
+        });
+    });
+    client.on('error', (error: Error) => {
+      logger.warn(
+        { clientId: id, reason: error.message },
+        `websocket ${id} on ${events.path} closed: ${error.message}`,
+      );
+    });
+    client.on('close', () => {
+      events.requests.drop(subscriber);
+      options.connections.closed(address);
+      monitor.disconnected(id);
+    });
+  }
+
+  const { events } = options;
   return {
-    /** True when the path is one of the channels. */
-    handles: (path: string): boolean => byPath.has(path),
+    /** True when the path is one of the channels, or the events' path. */
+    handles: (path: string): boolean => byPath.has(path) || path === events?.path,
     handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, path: string): void {
       const channel = byPath.get(path);
-      if (!channel) return refuse(socket, '404 Not Found');
+      if (!channel && !(events && path === events.path)) return refuse(socket, '404 Not Found');
       if (!options.allowOrigin(request)) {
         options.logger.warn({ origin: request.headers.origin }, 'websocket refused: origin not allowed');
         return refuse(socket, '403 Forbidden');
       }
-      const rooms = roomsAsked(request.url);
+      const rooms = channel ? roomsAsked(request.url) : [];
       if (!Array.isArray(rooms)) {
         options.logger.warn({ reason: rooms.error }, `websocket refused: ${rooms.error}`);
         return refuse(socket, '400 Bad Request', rooms.error);
@@ -212,7 +355,11 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         options.logger.warn({ address }, `websocket refused: ${refusal}`);
         return refuse(socket, '503 Service Unavailable', refusal);
       }
-      server.handleUpgrade(request, socket, head, (client) => connect(client, channel, address, rooms));
+      server.handleUpgrade(request, socket, head, (client) =>
+        channel
+          ? connect(client, channel, address, rooms)
+          : connectEvents(client, events!, address, bearerOf(request)),
+      );
     },
     /** Closes every connection with 1001 "going away". */
     async close(): Promise<void> {

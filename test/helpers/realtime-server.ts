@@ -127,3 +127,24 @@ export function reconnectingSocket(url: string, auth?: { token: string }): Socke
     ...(auth ? { auth } : {}),
   });
 }
+
+/** Books written one after another (titles `w0`, `w1`…) until `stop`, which resolves once the last is written. */
+export function writingBooks(url: string) {
+  const written: string[] = [];
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      const title = `w${i}`;
+      written.push(title);
+      const response = await adminWrite(url, 'POST', '/books', { title, author: 'Writer' });
+      if (response.status !== 201) throw new Error(`writing ${title} answered ${response.status}`);
+    }
+  })();
+  return {
+    written,
+    async stop(): Promise<void> {
+      writing = false;
+      await writer;
+    },
+  };
+}

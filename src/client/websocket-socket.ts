@@ -1,0 +1,163 @@
+import type { ClientSocket } from './client-types.js';
+
+/** What the client needs of a WebSocket: the browser's, Node.js 22's, or the `ws` package's. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  // Each runtime's class types its events its own way: what the client reads of them is below.
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  onopen: ((event: any) => void) | null;
+  /** `event.data`: the frame's text. */
+  onmessage: ((event: any) => void) | null;
+  /** `event.code` and `event.reason`. */
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+}
+
+export type WebSocketClass = new (url: string) => WebSocketLike;
+
+/** A plain WebSocket's client that ends itself: after these close codes it is not opened again. */
+const endedByServer = new Set([1008, 1011]);
+/** The first wait before opening again, doubled after each failure up to the last. */
+const retryFirst = 100;
+const retryMost = 10_000;
+
+type Listener = (...args: never[]) => void;
+
+/**
+ * The events WebSocket of a Berth server (`ws://host/socket.io/events`) as
+ * a socket of the client: events are `{ event, data }` frames, acks
+ * `{ id, ack }`. It opens again by itself after a drop (waiting 0.1 s, then
+ * longer, up to 10 s), sends the token first, then says `connect`; a server
+ * that closed it on purpose (1008, 1011: after `berth:error`) or `close()`
+ * ends it.
+ */
+export function webSocketSocket(
+  url: string,
+  options: { token?: string; WebSocket?: WebSocketClass } = {},
+): ClientSocket & { close(): void } {
+  const Class = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket ?? undefined;
+  if (!Class)
+    throw new Error(
+      "this runtime has no WebSocket class (Node.js 20 has none by default): pass createClient({ url, WebSocket }) the ws package's WebSocket",
+    );
+  const listeners = new Map<string, Set<Listener>>();
+  const waiting = new Map<number, { done: (value: unknown) => void; failed: (error: Error) => void }>();
+  let connected = false;
+  let ended = false;
+  let counter = 0;
+  let retry = retryFirst;
+  let socket: WebSocketLike | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const fire = (event: string, args: unknown[]): void => {
+    for (const listener of [...(listeners.get(event) ?? [])])
+      (listener as (...args: unknown[]) => void)(...args);
+  };
+  const ask = (socket: WebSocketLike, event: string, data: unknown, within?: number): Promise<unknown> => {
+    const id = ++counter;
+    return new Promise((done, failed) => {
+      const timeout =
+        within === undefined
+          ? undefined
+          : setTimeout(() => {
+              waiting.delete(id);
+              failed(new Error(`no answer to ${event} within ${within} ms`));
+            }, within);
+      waiting.set(id, {
+        done: (value) => {
+          clearTimeout(timeout);
+          done(value);
+        },
+        failed: (error) => {
+          clearTimeout(timeout);
+          failed(error);
+        },
+      });
+      socket.send(JSON.stringify({ event, data, id }));
+    });
+  };
+
+  const open = (): void => {
+    timer = undefined;
+    if (ended) return;
+    const current = new Class(url);
+    socket = current;
+    current.onopen = () => {
+      retry = retryFirst;
+      const ready = (): void => {
+        if (socket !== current) return;
+        connected = true;
+        fire('connect', []);
+      };
+      if (options.token === undefined) return ready();
+      ask(current, 'auth', { token: options.token }).then(
+        (answer) => {
+          if ((answer as { ok?: unknown } | undefined)?.ok) return ready();
+          fire('connect_error', [new Error((answer as { error?: string }).error ?? 'the token was refused')]);
+          current.close(1000);
+        },
+        () => undefined,
+      );
+    };
+    current.onmessage = ({ data }: { data: unknown }) => {
+      let frame: { event?: unknown; data?: unknown; id?: unknown; ack?: unknown };
+      try {
+        frame = JSON.parse(String(data)) as typeof frame;
+      } catch {
+        return;
+      }
+      if (typeof frame.id === 'number' && 'ack' in frame) {
+        const asked = waiting.get(frame.id);
+        waiting.delete(frame.id);
+        asked?.done(frame.ack);
+      } else if (typeof frame.event === 'string' && Array.isArray(frame.data)) fire(frame.event, frame.data);
+    };
+    current.onerror = () => undefined;
+    current.onclose = ({ code, reason }: { code: number; reason: string }) => {
+      if (socket !== current) return;
+      connected = false;
+      for (const [id, asked] of waiting) {
+        waiting.delete(id);
+        asked.failed(new Error(`the connection closed (${code}) before the answer`));
+      }
+      fire('disconnect', [reason || String(code)]);
+      if (ended || endedByServer.has(code)) return;
+      timer = setTimeout(open, retry * (0.75 + Math.random() / 2));
+      retry = Math.min(retry * 2, retryMost);
+    };
+  };
+  open();
+
+  const emitWithAck = (event: string, data?: unknown, within?: number): Promise<unknown> =>
+    socket && connected
+      ? ask(socket, event, data, within)
+      : Promise.reject(new Error(`not connected: ${event} was not sent`));
+  return {
+    get connected() {
+      return connected;
+    },
+    on(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+    },
+    off(event, listener) {
+      if (listener) listeners.get(event)?.delete(listener);
+      else listeners.delete(event);
+    },
+    emit(event, data) {
+      if (socket && connected) socket.send(JSON.stringify({ event, data }));
+    },
+    emitWithAck: (event, data) => emitWithAck(event, data),
+    timeout: (milliseconds) => ({ emitWithAck: (event, data) => emitWithAck(event, data, milliseconds) }),
+    close() {
+      ended = true;
+      connected = false;
+      if (timer) clearTimeout(timer);
+      socket?.close(1000);
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * What a client asks of the collections' events, whatever its transport
+ * (socket.io's `subscribe` and `unsubscribe` events, or the same over a plain
+ * WebSocket's JSON frames): who it is, whether it may, and where in the change
+ * log it goes on from.
+ */
+import { judge, type Caller, type ChangeLogDriver, type Logger, type Topic } from '../core/internal.js';
+import type { createLiveQueries } from './live-queries.js';
+import type { followLog } from './log-tail.js';
+import type { createSubscriptions, Subscriber } from './subscriptions.js';
+
+/**
+ * What a client sends to subscribe: a topic's name, `{ topic, since }` to
+ * replay what it missed first, or `{ topic, query }` for a live query.
+ */
+type SubscribeRequest = { topic: string; since?: number; query?: string };
+
+/** A subscribe's argument, read: the request, or what is wrong with it. */
+function subscribeRequest(value: unknown): SubscribeRequest | { error: string } {
+  if (typeof value === 'string') return { topic: value };
+  if (typeof value !== 'object' || value === null || typeof (value as { topic?: unknown }).topic !== 'string')
+    return { error: "send a topic's name, or { topic, since }, or { topic, query }" };
+  const { topic, since, query } = value as { topic: string; since?: unknown; query?: unknown };
+  if (query !== undefined && typeof query !== 'string')
+    return {
+      error: `query must be a list's query string (status=open&sort=-due&limit=20), not ${JSON.stringify(query)}`,
+    };
+  if (typeof query === 'string') return { topic, query };
+  if (since === undefined) return { topic };
+  if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
+    return {
+      error: `since must be the seq of the last event the client has (a whole number, 0 or more), not ${JSON.stringify(since)}`,
+    };
+  return { topic, since };
+}
+
+export interface TopicRequestOptions {
+  topics: ReadonlyMap<string, Topic>;
+  /** Who a subscriber is now, as the app's authenticators say (asked at each subscribe). */
+  callerOf: (subscriber: Subscriber) => Promise<Caller | null | undefined>;
+  subscriptions: ReturnType<typeof createSubscriptions>;
+  /** With the app's change log: where delivery stands, and the log itself (for `since`). */
+  tail?: ReturnType<typeof followLog>;
+  changes?: ChangeLogDriver;
+  live?: ReturnType<typeof createLiveQueries>;
+  logger: Logger;
+}
+
+export type TopicRequests = ReturnType<typeof createTopicRequests>;
+
+/** How a transport hands its clients' subscribes and unsubscribes over: see the module's comment. */
+export function createTopicRequests(options: TopicRequestOptions) {
+  const { topics, subscriptions, tail, live } = options;
+  return {
+    /**
+     * A subscribe: `answer` is the ack (a refusal says why, the connection
+     * stays); a live query's first events go out only after it.
+     */
+    async subscribe(subscriber: Subscriber, given: unknown, answer: (value: object) => void): Promise<void> {
+      const request = subscribeRequest(given);
+      if ('error' in request) return answer({ ok: false, error: request.error });
+      const { topic, since } = request;
+      const rules = topics.get(topic);
+      if (rules === undefined) {
+        return answer({
+          ok: false,
+          error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...topics.keys()].join(', ')}`,
+        });
+      }
+      let caller: Caller | null | undefined;
+      try {
+        // Asked again at each subscribe: a revoked session, a disabled user or a new admin token is seen at once.
+        caller = await options.callerOf(subscriber);
+      } catch (error) {
+        // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
+        options.logger.warn(
+          { socket: subscriber.id, err: error },
+          `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
+        );
+        return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
+      }
+      // It may have left while its token was checked.
+      if (!subscriber.connected) return;
+      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.ownership, true);
+      if (!verdict.allowed) {
+        const needs =
+          rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
+        const connect = subscriber.credential
+          ? 'connect with an Authorization: Bearer header, or send { "event": "auth", "data": { "token" } } first'
+          : 'connect with io(url, { auth: { token } })';
+        return answer({
+          ok: false,
+          error:
+            caller === null
+              ? `the token is not valid (expired or revoked): log in again, then ${connect}`
+              : verdict.status === 401
+                ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: ${connect}`
+                : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
+        });
+      }
+      if (request.query !== undefined) {
+        if (!tail || !live)
+          return answer({ ok: false, error: 'this server keeps no change log: live queries need one' });
+        const { ack, start } = await live.subscribe(
+          subscriber,
+          caller ?? undefined,
+          topic,
+          request.query,
+          () => tail.position,
+        );
+        answer(ack);
+        start?.();
+        return;
+      }
+      if (!tail || !options.changes) {
+        if (since !== undefined)
+          return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
+        subscriptions.subscribe(subscriber, topic, caller ?? undefined);
+        return answer({ ok: true, topic });
+      }
+      // Where the log stands: read before the tail's position, which is taken with no await before the
+      // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
+      const bounds = since === undefined ? undefined : await options.changes.bounds();
+      if (!subscriber.connected) return;
+      const seq = tail.position;
+      if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
+        // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
+        subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq);
+        return answer({
+          ok: true,
+          topic,
+          seq,
+          resync: true,
+          reason:
+            since < bounds.floor
+              ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
+              : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
+        });
+      }
+      // A client that saw more than this instance has delivered yet (another instance told it first) goes on
+      // from what it saw.
+      subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq, since);
+      answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
+    },
+    /** `unsubscribe`: a topic's name, or `{ topic, query }` for a live query. */
+    unsubscribe(subscriber: Subscriber, given: unknown): void {
+      if (typeof given === 'string') subscriptions.unsubscribe(subscriber, given);
+      const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
+      if (typeof topic === 'string' && typeof query === 'string') live?.unsubscribe(subscriber, topic, query);
+    },
+    /** A subscriber that left. */
+    drop(subscriber: Subscriber): void {
+      subscriptions.drop(subscriber);
+      live?.drop(subscriber);
+    },
+  };
+}

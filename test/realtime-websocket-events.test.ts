@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createClient, type ClientRecord } from '../src/client/index.js';
+import { booksModule } from '../src/modules/books/index.js';
+import { usersModule } from '../src/modules/users/index.js';
+import { adminToken } from './helpers/in-process.js';
+import { adminWrite, connectedSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
+
+type Ack = {
+  ok: boolean;
+  topic?: string;
+  seq?: number;
+  resync?: boolean;
+  reason?: string;
+  error?: string;
+  items?: Array<{ title: string }>;
+};
+type Frame = { event?: string; data?: unknown[]; id?: number; ack?: Ack; error?: string };
+
+/** A raw client of `/socket.io/events`: the frames it got, and acks by id. */
+async function eventsSocket(port: number, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/socket.io/events`, { headers });
+  const frames: Frame[] = [];
+  const closed = new Promise<number>((done) => socket.once('close', (code) => done(code)));
+  socket.on('message', (data) => frames.push(JSON.parse(String(data)) as Frame));
+  await new Promise((done, failed) => {
+    socket.once('open', done);
+    socket.once('error', failed);
+  });
+  let counter = 0;
+  return {
+    socket,
+    frames,
+    closed,
+    /** Sends `{ event, data, id }` and waits for its ack. */
+    async ask(event: string, data: unknown): Promise<Ack> {
+      const id = ++counter;
+      socket.send(JSON.stringify({ event, data, id }));
+      await expect.poll(() => frames.some((frame) => frame.id === id)).toBe(true);
+      return frames.find((frame) => frame.id === id)!.ack!;
+    },
+    /** The events of one kind: their first argument and their seq. */
+    events(name: string) {
+      return frames
+        .filter((frame) => frame.event === name)
+        .map((frame) => ({ record: frame.data![0] as { title: string; id: string }, meta: frame.data![1] }));
+    },
+  };
+}
+
+const createBook = async (url: string, title: string): Promise<{ id: string }> =>
+  (await (await adminWrite(url, 'POST', '/books', { title, author: 'Plain' })).json()) as { id: string };
+
+describe('the collections’ events over a plain WebSocket (/socket.io/events)', () => {
+  it('subscribes, gets each change with its seq, resumes from a seq with a replay, and follows a live query', async () => {
+    const server = await startRealtimeServer();
+    const first = await eventsSocket(server.port);
+    const ack = await first.ask('subscribe', 'books');
+    expect(ack).toMatchObject({ ok: true, topic: 'books' });
+    expect(typeof ack.seq).toBe('number');
+    await createBook(server.url, 'one');
+    await createBook(server.url, 'two');
+    await expect.poll(() => first.events('books:created').length).toBe(2);
+    const [one, two] = first.events('books:created');
+    expect(one!.record.title).toBe('one');
+    expect(one!.meta).toEqual({ seq: ack.seq! + 1 });
+    expect(two!.meta).toEqual({ seq: ack.seq! + 2 });
+    first.socket.close();
+    await first.closed;
+
+    await createBook(server.url, 'three, missed');
+    const again = await eventsSocket(server.port);
+    const resumed = await again.ask('subscribe', { topic: 'books', since: ack.seq! + 1 });
+    expect(resumed).toMatchObject({ ok: true, topic: 'books', seq: ack.seq! + 3 });
+    await createBook(server.url, 'four, live');
+    await expect
+      .poll(() => again.events('books:created').map(({ record }) => record.title))
+      .toEqual(['two', 'three, missed', 'four, live']);
+
+    // A live query: the snapshot in the ack, then a record entering and leaving it.
+    const query = 'year[lte]=100&sort=title&limit=5';
+    const live = await again.ask('subscribe', { topic: 'books', query });
+    expect(live).toMatchObject({ ok: true, items: [] });
+    const { id } = (await (
+      await adminWrite(server.url, 'POST', '/books', { title: 'Odyssey', author: 'Homer', year: -700 })
+    ).json()) as { id: string };
+    await expect
+      .poll(() => again.events('books:enter').map(({ record }) => record.title))
+      .toEqual(['Odyssey']);
+    expect(again.events('books:enter')[0]!.meta).toMatchObject({ query });
+    await adminWrite(server.url, 'PATCH', `/books/${id}`, { year: 1900 });
+    await expect.poll(() => again.events('books:leave').map(({ record }) => record.id)).toEqual([id]);
+    again.socket.close();
+  });
+
+  it('answers bad input with a clear error and keeps the connection; a token comes in a header or first', async () => {
+    const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
+    const client = await eventsSocket(server.port);
+    client.socket.send('not json');
+    client.socket.send(Buffer.from([1, 2, 3]));
+    await expect.poll(() => client.frames.filter((frame) => frame.error).length).toBe(2);
+    expect(client.frames[0]!.error).toMatch(/^not JSON: send JSON text/);
+    expect(client.frames[1]!.error).toMatch(/^a binary frame/);
+    expect(await client.ask('listen', 'books')).toMatchObject({ ok: false, error: /unknown event "listen"/ });
+    expect(await client.ask('subscribe', 'nothing')).toMatchObject({
+      ok: false,
+      error: /unknown topic "nothing"/,
+    });
+    expect(await client.ask('subscribe', { topic: 'books', since: -1 })).toMatchObject({
+      ok: false,
+      error: /since must be the seq/,
+    });
+    expect(await client.ask('subscribe', { topic: 'books', since: 1e9 })).toMatchObject({
+      ok: true,
+      resync: true,
+      reason: /past the log's last change/,
+    });
+    expect(await client.ask('subscribe', 'users')).toMatchObject({
+      ok: false,
+      error: /needs a signed-in caller.*Authorization: Bearer header/,
+    });
+    // Once subscribed, who it is stays: the token must come first.
+    expect(await client.ask('auth', { token: adminToken })).toMatchObject({
+      ok: false,
+      error: /auth comes before the first subscribe/,
+    });
+    expect(client.socket.readyState).toBe(WebSocket.OPEN);
+    client.socket.close();
+
+    const byMessage = await eventsSocket(server.port);
+    expect(await byMessage.ask('auth', { token: adminToken })).toEqual({ ok: true });
+    expect(await byMessage.ask('subscribe', 'users')).toMatchObject({ ok: true, topic: 'users' });
+    const byHeader = await eventsSocket(server.port, { authorization: `Bearer ${adminToken}` });
+    expect(await byHeader.ask('subscribe', 'users')).toMatchObject({ ok: true, topic: 'users' });
+    const wrong = await eventsSocket(server.port, { authorization: 'Bearer not-a-token' });
+    expect(await wrong.ask('subscribe', 'users')).toMatchObject({
+      ok: false,
+      error: /the token is not valid/,
+    });
+    for (const each of [byMessage, byHeader, wrong]) each.socket.close();
+  });
+
+  it('one change reaches socket.io and plain WebSocket subscribers alike, with the same seq', async () => {
+    const server = await startRealtimeServer();
+    const plain = await Promise.all([eventsSocket(server.port), eventsSocket(server.port)]);
+    const sockets = await Promise.all([connectedSocket(server.url), connectedSocket(server.url)]);
+    for (const client of plain) await client.ask('subscribe', 'books');
+    const seenIo: Array<Array<{ title: string; seq: number }>> = [[], []];
+    for (const [index, socket] of sockets.entries()) {
+      socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
+        seenIo[index]!.push({ title: book.title, seq }),
+      );
+      await socket.emitWithAck('subscribe', 'books');
+    }
+    await createBook(server.url, 'for everyone');
+    await expect.poll(() => seenIo.map((seen) => seen.length)).toEqual([1, 1]);
+    await expect.poll(() => plain.map((client) => client.events('books:created').length)).toEqual([1, 1]);
+    const { seq } = seenIo[0]![0]!;
+    expect(seenIo[1]![0]).toEqual({ title: 'for everyone', seq });
+    for (const client of plain)
+      expect(client.events('books:created')[0]).toMatchObject({
+        record: { title: 'for everyone' },
+        meta: { seq },
+      });
+    for (const socket of sockets) socket.disconnect();
+    for (const client of plain) client.socket.close();
+  });
+});
+
+describe('berth/client over the events WebSocket', () => {
+  it('loses and repeats no change across 100 dropped connections while writes go on, and keeps a live query', async () => {
+    const server = await startRealtimeServer();
+    const opened: WebSocket[] = [];
+    // The ws package's WebSocket (Node.js 20 has none of its own), remembered so that the test can drop it.
+    class Tracked extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        opened.push(this);
+      }
+    }
+    const client = createClient({
+      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
+      WebSocket: Tracked,
+    });
+    const received: string[] = [];
+    const seqs: number[] = [];
+    let resyncs = 0;
+    client.subscribe('books', {
+      created: (book: ClientRecord, { seq }) => {
+        received.push(String(book.title));
+        seqs.push(seq!);
+      },
+      resync: () => void resyncs++,
+    });
+    const latest = client.live('books', 'sort=-createdAt&limit=3');
+    await latest.ready;
+    const { written, stop: stopWriting } = writingBooks(server.url);
+    for (let cycle = 0; cycle < 100; cycle++) {
+      const current = opened.at(-1)!;
+      await expect.poll(() => current.readyState, { interval: 5 }).toBe(WebSocket.OPEN);
+      await new Promise((done) => setTimeout(done, cycle % 7));
+      current.terminate(); // an abnormal close: the client opens again by itself
+      await expect.poll(() => opened.length, { timeout: 5_000, interval: 5 }).toBe(cycle + 2);
+    }
+    await stopWriting();
+    await expect.poll(() => received.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(written.length);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(written.length).toBeGreaterThan(20);
+    expect(received).toEqual(written);
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
+    expect(resyncs).toBe(0);
+    // The live query stands on its latest snapshot and events: the three newest books.
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(written.slice(-3).reverse());
+    client.close();
+    await expect.poll(() => opened.at(-1)!.readyState).toBe(WebSocket.CLOSED);
+    expect(server.realtime.monitor.report().clients).toEqual([]);
+  }, 120_000);
+
+  it('subscribes with a token, sent first each time it connects', async () => {
+    const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
+    const url = `ws://127.0.0.1:${server.port}/socket.io/events`;
+    const problems: string[] = [];
+    const created: string[] = [];
+    const withToken = createClient({ url, token: adminToken, WebSocket });
+    withToken.subscribe('users', { created: (user) => void created.push(String(user.email)) });
+    const without = createClient({ url, WebSocket });
+    without.subscribe('users', { error: ({ reason }) => void problems.push(reason) });
+    await expect.poll(() => problems).toEqual([expect.stringMatching(/needs a signed-in caller/)]);
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.length).toBe(1);
+    const response = await adminWrite(server.url, 'POST', '/users', {
+      email: 'plain@example.com',
+      name: 'Plain',
+    });
+    expect(response.status).toBe(201);
+    await expect.poll(() => created).toEqual(['plain@example.com']);
+    withToken.close();
+    without.close();
+  });
+});
