@@ -128,7 +128,7 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats.default(ajv);
     const socket = new WebSocket(`ws://127.0.0.1:${server.port}/socket.io/events`);
-    const frames: Array<{ event?: string; data?: unknown[]; id?: number }> = [];
+    const frames: Array<{ event?: string; data?: unknown[]; id?: number; error?: string }> = [];
     socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
     await new Promise((done) => socket.once('open', done));
     const requests = [
@@ -136,6 +136,7 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
       { event: 'subscribe', data: { topic: 'books', query: 'sort=-year&limit=3' }, id: 2 },
       { event: 'unsubscribe', data: 'nothing' },
     ];
+    socket.send('not JSON');
     for (const request of requests) {
       expect(
         ajv.validate(events!.messages['eventsRequest']!.payload, request),
@@ -144,6 +145,7 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
       socket.send(JSON.stringify(request));
     }
     await expect.poll(() => frames.filter((frame) => frame.id !== undefined).length).toBe(2);
+    expect(frames.filter((frame) => frame.error !== undefined)).toHaveLength(1);
     const created = (await (
       await adminWrite(server.url, 'POST', '/books', { title: 'Seen', author: 'A', year: 2100 })
     ).json()) as { id: string };
@@ -152,7 +154,8 @@ describe('the AsyncAPI document (GET /docs/asyncapi)', () => {
       .poll(() => new Set(frames.map(({ event }) => event).filter(Boolean)))
       .toEqual(new Set(['books:created', 'books:deleted', 'books:enter', 'books:leave']));
     for (const frame of frames) {
-      const message = frame.id === undefined ? 'eventsFrame' : 'eventsAck';
+      const message =
+        frame.id !== undefined ? 'eventsAck' : frame.event === undefined ? 'eventsError' : 'eventsFrame';
       expect(ajv.validate(events!.messages[message]!.payload, frame), JSON.stringify(ajv.errors)).toBe(true);
       if (frame.event === undefined) continue;
       const [payload] = Object.values(byAddress.get(frame.event)!.messages);

@@ -90,6 +90,35 @@ describe('the collections’ events over a plain WebSocket (/socket.io/events)',
     expect(again.events('books:enter')[0]!.meta).toMatchObject({ query });
     await adminWrite(server.url, 'PATCH', `/books/${id}`, { year: 1900 });
     await expect.poll(() => again.events('books:leave').map(({ record }) => record.id)).toEqual([id]);
+
+    // The same query twice at once: the second replaces the first, which leaves nothing behind.
+    const twice = 'sort=year&limit=2';
+    for (const id of [50, 51])
+      again.socket.send(JSON.stringify({ event: 'subscribe', data: { topic: 'books', query: twice }, id }));
+    await expect
+      .poll(() => again.frames.filter((frame) => frame.id === 50 || frame.id === 51).length)
+      .toBe(2);
+    expect(again.frames.find((frame) => frame.id === 50)!.ack).toMatchObject({
+      ok: false,
+      error: /unsubscribed while/,
+    });
+    const kept = again.frames.find((frame) => frame.id === 51)!.ack!;
+    expect(kept.items).toHaveLength(2);
+    const oldest = kept.items![0] as { title: string; id?: string };
+    await adminWrite(server.url, 'PATCH', `/books/${String((oldest as { id: string }).id)}`, {
+      author: 'Changed',
+    });
+    await expect
+      .poll(
+        () =>
+          again.events('books:change').filter(({ meta }) => (meta as { query: string }).query === twice)
+            .length,
+      )
+      .toBe(1);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(
+      again.events('books:change').filter(({ meta }) => (meta as { query: string }).query === twice),
+    ).toHaveLength(1);
     again.socket.close();
   });
 
@@ -130,8 +159,20 @@ describe('the collections’ events over a plain WebSocket (/socket.io/events)',
     const byMessage = await eventsSocket(server.port);
     expect(await byMessage.ask('auth', { token: adminToken })).toEqual({ ok: true });
     expect(await byMessage.ask('subscribe', 'users')).toMatchObject({ ok: true, topic: 'users' });
+    expect(await byMessage.ask('unsubscribe', 'users')).toEqual({ ok: true });
+    // The admin monitor shows that a token came, never the token.
+    const recent = JSON.stringify(server.realtime.monitor.report().recent);
+    expect(recent).toContain('{\\"token\\":\\"…\\"}');
+    expect(recent).not.toContain(adminToken);
     const byHeader = await eventsSocket(server.port, { authorization: `Bearer ${adminToken}` });
     expect(await byHeader.ask('subscribe', 'users')).toMatchObject({ ok: true, topic: 'users' });
+    const wrongByMessage = await eventsSocket(server.port);
+    expect(await wrongByMessage.ask('auth', { token: 'not-a-token' })).toMatchObject({
+      ok: false,
+      code: 401,
+      error: /the token is not valid/,
+    });
+    wrongByMessage.socket.close();
     const wrong = await eventsSocket(server.port, { authorization: 'Bearer not-a-token' });
     expect(await wrong.ask('subscribe', 'users')).toMatchObject({
       ok: false,
@@ -209,8 +250,14 @@ describe('berth/client over the events WebSocket', () => {
     expect(received).toEqual(written);
     for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
     expect(resyncs).toBe(0);
-    // The live query stands on its latest snapshot and events: the three newest books.
-    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(written.slice(-3).reverse());
+    // The live query stands where the same query over HTTP does: the three newest books.
+    const newest = (await (await fetch(`${server.url}/books?sort=-createdAt&limit=3`)).json()) as {
+      items: Array<{ title: string }>;
+    };
+    expect(newest.items.map((book) => book.title).sort()).toEqual(written.slice(-3).sort());
+    await expect
+      .poll(() => latest.items.map((book) => book.title))
+      .toEqual(newest.items.map((book) => book.title));
     client.close();
     await expect.poll(() => opened.at(-1)!.readyState).toBe(WebSocket.CLOSED);
     expect(server.realtime.monitor.report().clients).toEqual([]);
@@ -236,4 +283,72 @@ describe('berth/client over the events WebSocket', () => {
     withToken.close();
     without.close();
   });
+
+  it('stays closed once its token is refused, and says why to each subscription', async () => {
+    const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
+    const opened: WebSocket[] = [];
+    class Tracked extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        opened.push(this);
+      }
+    }
+    const problems: Array<{ reason: string; code: number | undefined }> = [];
+    const client = createClient({
+      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
+      token: 'not-a-token',
+      WebSocket: Tracked,
+    });
+    client.subscribe('books', { error: ({ reason, code }) => void problems.push({ reason, code }) });
+    await expect
+      .poll(() => problems)
+      .toEqual([{ reason: expect.stringMatching(/^the token was refused/), code: 401 }]);
+    await new Promise((done) => setTimeout(done, 1_000));
+    expect(opened).toHaveLength(1);
+    client.close();
+  });
+
+  it('a client dropped for not reading opens again and resumes: nothing is lost', async () => {
+    const server = await startRealtimeServer({ realtime: { sendBuffer: 64 * 1024 } });
+    const long = 'x'.repeat(280);
+    for (let i = 0; i < 100; i++) {
+      const response = await adminWrite(server.url, 'POST', '/books', {
+        title: `${i} ${long}`,
+        author: long.slice(0, 190),
+      });
+      expect(response.status).toBe(201);
+    }
+    const opened: WebSocket[] = [];
+    class Tracked extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        opened.push(this);
+      }
+    }
+    const client = createClient({
+      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
+      WebSocket: Tracked,
+    });
+    const created: string[] = [];
+    client.subscribe('books', { created: (book) => void created.push(String(book.title)) });
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.length).toBe(1);
+    await adminWrite(server.url, 'POST', '/books', { title: 'before', author: 'A' });
+    await expect.poll(() => created).toEqual(['before']);
+    // It stops reading, while the server has megabytes to send it (live queries' results, asked again and again).
+    const first = opened[0]!;
+    first.pause();
+    for (let round = 0; round < 8; round++) {
+      const queries = Array.from({ length: 20 }, (_, k) => ({ topic: 'books', query: `limit=${100 - k}` }));
+      for (const data of queries) first.send(JSON.stringify({ event: 'subscribe', data, id: 1000 }));
+      await new Promise((done) => setTimeout(done, 300));
+      for (const data of queries) first.send(JSON.stringify({ event: 'unsubscribe', data }));
+    }
+    // The server ends it at once (its close frame could not get through); it opens again by itself.
+    await expect.poll(() => first.readyState, { timeout: 10_000 }).toBe(WebSocket.CLOSED);
+    await adminWrite(server.url, 'POST', '/books', { title: 'while away', author: 'A' });
+    await expect.poll(() => opened.length, { timeout: 10_000 }).toBe(2);
+    await adminWrite(server.url, 'POST', '/books', { title: 'after', author: 'A' });
+    await expect.poll(() => created, { timeout: 10_000 }).toEqual(['before', 'while away', 'after']);
+    client.close();
+  }, 60_000);
 });

@@ -1,5 +1,4 @@
 import type { CollectionDefinition, Fields, RecordOf } from '../core/collection.js';
-import type { WebSocketClass } from './websocket-socket.js';
 
 /** A record of a topic whose declaration the caller does not have: its id, and fields of any value. */
 export type ClientRecord = Record<string, unknown> & { id: string };
@@ -109,6 +108,24 @@ export interface ClientSocket {
   /** socket.io-client's `socket.timeout(ms)`: an ack that does not come rejects. */
   timeout?(milliseconds: number): { emitWithAck(event: string, ...args: unknown[]): Promise<unknown> };
 }
+
+/** What the client needs of a WebSocket: the browser's, Node.js 22's, or the `ws` package's. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  // Each runtime's class types its events its own way: what the client reads of them is below.
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  onopen: ((event: any) => void) | null;
+  /** `event.data`: the frame's text. */
+  onmessage: ((event: any) => void) | null;
+  /** `event.code` and `event.reason`. */
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+}
+
+export type WebSocketClass = new (url: string) => WebSocketLike;
 
 /** A `fetch` of a path on the server (its origin and credentials are the caller's), answering like `fetch`. */
 export type FetchPath = (path: string) => Promise<{

@@ -21,5 +21,6 @@ export type {
   SubscriptionEvent,
   SubscriptionHandlers,
   SubscriptionListener,
+  WebSocketClass,
+  WebSocketLike,
 } from './client-types.js';
-export type { WebSocketClass, WebSocketLike } from './websocket-socket.js';

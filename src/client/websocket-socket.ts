@@ -1,25 +1,7 @@
-import type { ClientSocket } from './client-types.js';
+import type { ClientSocket, WebSocketClass, WebSocketLike } from './client-types.js';
 
-/** What the client needs of a WebSocket: the browser's, Node.js 22's, or the `ws` package's. */
-export interface WebSocketLike {
-  readonly readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  // Each runtime's class types its events its own way: what the client reads of them is below.
-  /* eslint-disable @typescript-eslint/no-explicit-any */
-  onopen: ((event: any) => void) | null;
-  /** `event.data`: the frame's text. */
-  onmessage: ((event: any) => void) | null;
-  /** `event.code` and `event.reason`. */
-  onclose: ((event: any) => void) | null;
-  onerror: ((event: any) => void) | null;
-  /* eslint-enable @typescript-eslint/no-explicit-any */
-}
-
-export type WebSocketClass = new (url: string) => WebSocketLike;
-
-/** A plain WebSocket's client that ends itself: after these close codes it is not opened again. */
-const endedByServer = new Set([1008, 1011]);
+/** How long the answer to the token may take before the connection is tried again. */
+const authTimeout = 10_000;
 /** The first wait before opening again, doubled after each failure up to the last. */
 const retryFirst = 100;
 const retryMost = 10_000;
@@ -30,9 +12,10 @@ type Listener = (...args: never[]) => void;
  * The events WebSocket of a Berth server (`ws://host/socket.io/events`) as
  * a socket of the client: events are `{ event, data }` frames, acks
  * `{ id, ack }`. It opens again by itself after a drop (waiting 0.1 s, then
- * longer, up to 10 s), sends the token first, then says `connect`; a server
- * that closed it on purpose (1008, 1011: after `berth:error`) or `close()`
- * ends it.
+ * longer, up to 10 s), sends the token first, then says `connect`. It
+ * stays closed after `close()`, or once the server refused its token (the
+ * refusal comes as `berth:error` with code 401: the same token would be
+ * refused again).
  */
 export function webSocketSocket(
   url: string,
@@ -49,6 +32,8 @@ export function webSocketSocket(
   let ended = false;
   let counter = 0;
   let retry = retryFirst;
+  /** The server refused the token: opening again would not help. */
+  let refused = false;
   let socket: WebSocketLike | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -86,20 +71,25 @@ export function webSocketSocket(
     const current = new Class(url);
     socket = current;
     current.onopen = () => {
-      retry = retryFirst;
       const ready = (): void => {
         if (socket !== current) return;
+        retry = retryFirst;
         connected = true;
         fire('connect', []);
       };
       if (options.token === undefined) return ready();
-      ask(current, 'auth', { token: options.token }).then(
+      ask(current, 'auth', { token: options.token }, authTimeout).then(
         (answer) => {
-          if ((answer as { ok?: unknown } | undefined)?.ok) return ready();
-          fire('connect_error', [new Error((answer as { error?: string }).error ?? 'the token was refused')]);
+          const { ok, code, error } = (answer ?? {}) as { ok?: unknown; code?: unknown; error?: unknown };
+          if (ok) return ready();
+          const reason = `the token was refused: ${String(error ?? JSON.stringify(answer))}`;
+          // 503: it could not be checked now, and is sent again on the next connection; else it is wrong.
+          if (code !== 503) refused = true;
+          fire('berth:error', [{ code: typeof code === 'number' ? code : 401, reason }]);
           current.close(1000);
         },
-        () => undefined,
+        // No answer in time: this connection is closed, and the next one tried after the usual wait.
+        () => current.close(1000),
       );
     };
     current.onmessage = ({ data }: { data: unknown }) => {
@@ -113,7 +103,12 @@ export function webSocketSocket(
         const asked = waiting.get(frame.id);
         waiting.delete(frame.id);
         asked?.done(frame.ack);
-      } else if (typeof frame.event === 'string' && Array.isArray(frame.data)) fire(frame.event, frame.data);
+      } else if (typeof frame.event === 'string' && Array.isArray(frame.data)) {
+        const closing =
+          frame.event === 'berth:error' ? (frame.data[0] as { code?: unknown; topic?: unknown }) : undefined;
+        if (closing?.code === 401 && closing.topic === undefined) refused = true;
+        fire(frame.event, frame.data);
+      }
     };
     current.onerror = () => undefined;
     current.onclose = ({ code, reason }: { code: number; reason: string }) => {
@@ -124,7 +119,7 @@ export function webSocketSocket(
         asked.failed(new Error(`the connection closed (${code}) before the answer`));
       }
       fire('disconnect', [reason || String(code)]);
-      if (ended || endedByServer.has(code)) return;
+      if (ended || refused) return;
       timer = setTimeout(open, retry * (0.75 + Math.random() / 2));
       retry = Math.min(retry * 2, retryMost);
     };

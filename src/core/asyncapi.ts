@@ -251,6 +251,13 @@ export function generateAsyncApi(
       summary: 'The answer to a request that carried an id: the same as socket.io’s ack',
       payload: { type: 'object', required: ['id', 'ack'], properties: { id: {}, ack: { type: 'object' } } },
     },
+    eventsError: {
+      name: 'error',
+      title: 'A frame it could not read',
+      summary:
+        'The answer to a frame that is not JSON, or is binary, and carried no id; the connection stays',
+      payload: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+    },
     eventsRequest: {
       name: 'request',
       title: 'A request',
@@ -284,7 +291,7 @@ export function generateAsyncApi(
   operations[`send_${eventsKey}`] = {
     action: 'send',
     channel: eventsRef,
-    messages: framesOf('eventsFrame', 'eventsAck'),
+    messages: framesOf('eventsFrame', 'eventsAck', 'eventsError'),
   };
   operations[`receive_${eventsKey}`] = {
     action: 'receive',

@@ -342,6 +342,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
         remove(live);
         throw error;
       }
+      // Dropped (the client left) or replaced while its result was read: nothing of it may stay indexed.
+      if (bySocket.get(socket)?.get(name) !== live)
+        return { ack: { ok: false, error: 'unsubscribed while its first result was read' } };
       for (const item of live.items) join(index, item.id, live);
       return {
         ack: { ok: true, topic, query, seq, items: live.items.map((item) => seen(live, item)) },

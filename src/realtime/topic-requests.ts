@@ -52,6 +52,8 @@ export type TopicRequests = ReturnType<typeof createTopicRequests>;
 export function createTopicRequests(options: TopicRequestOptions) {
   const { topics, subscriptions, tail, live } = options;
   return {
+    /** Who a subscriber is now (undefined without a token, null when none accepts it). */
+    callerOf: options.callerOf,
     /**
      * A subscribe: `answer` is the ack (a refusal says why, the connection
      * stays); a live query's first events go out only after it.

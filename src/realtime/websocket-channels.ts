@@ -251,10 +251,10 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     const send = (frame: string): void => {
       if (client.readyState !== client.OPEN) return;
       if (client.bufferedAmount > options.sendBuffer) {
-        return closeClient(
-          1008,
-          `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
-        );
+        closeClient(1008, `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`);
+        // Its close frame would wait behind what it does not read: the connection ends now (it may resume).
+        client.terminate();
+        return;
       }
       client.send(frame);
     };
@@ -286,8 +286,12 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     client.on('pong', () => alive.add(client));
     client.on('message', (data: Buffer, isBinary: boolean) => {
       if (client.readyState !== client.OPEN) return;
-      if (!allow())
-        return closeClient(1008, `too many messages: the limit is ${options.messageRate} per second`);
+      if (!allow()) {
+        // Told first, as over socket.io; the client may come back (and resume) after a while.
+        const reason = `too many messages: the limit is ${options.messageRate} per second`;
+        subscriber.emit(closingEvent, { code: 1008, reason });
+        return closeClient(1008, reason);
+      }
       const message = eventsMessage(data, isBinary);
       // Bad input is answered, and the connection stays.
       if ('error' in message) {
@@ -295,7 +299,13 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         else send(JSON.stringify({ error: message.error }));
         return;
       }
-      monitor.message(id, events.path, 'in', message.data ?? null);
+      // A token never goes to the admin monitor's recent messages.
+      monitor.message(
+        id,
+        events.path,
+        'in',
+        message.event === 'auth' ? { token: '…' } : (message.data ?? null),
+      );
       if (message.event === 'auth') {
         const given = (message.data as { token?: unknown } | null | undefined)?.token;
         if (subscribed)
@@ -309,9 +319,34 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
             error: 'send { "event": "auth", "data": { "token": "…" } }',
           });
         token = given;
+        // Checked now, so that a client with a wrong token hears so instead of subscribing as nobody.
+        void events.requests.callerOf(subscriber).then(
+          (caller) => {
+            if (caller === null) {
+              token = undefined;
+              return answer(message.id, {
+                ok: false,
+                code: 401,
+                error: 'the token is not valid (expired or revoked): log in again, then send it',
+              });
+            }
+            answer(message.id, { ok: true });
+          },
+          (error: unknown) => {
+            logger.warn({ clientId: id, err: error }, `realtime: the token of ${id} could not be checked`);
+            answer(message.id, {
+              ok: false,
+              code: 503,
+              error: 'the token cannot be checked right now: try again shortly',
+            });
+          },
+        );
+        return;
+      }
+      if (message.event === 'unsubscribe') {
+        events.requests.unsubscribe(subscriber, message.data);
         return answer(message.id, { ok: true });
       }
-      if (message.event === 'unsubscribe') return events.requests.unsubscribe(subscriber, message.data);
       subscribed = true;
       void events.requests
         .subscribe(subscriber, message.data, (value) => answer(message.id, value))
