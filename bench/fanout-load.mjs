@@ -1,5 +1,5 @@
 // Load generator of the fan-out benchmark (bench/fanout.mjs runs it pinned to CPU 1): opens `clients`
-// connections to one server (socket.io subscribed to books, or plain WebSockets), reads the server's RSS
+// connections to one server (socket.io or Berth's events WebSocket subscribed to books, or plain WebSockets), reads the server's RSS
 // with none and with all of them idle, then POSTs books one at a time on a fixed beat and times each until
 // the last client has it; optionally waits `quietSeconds` without a write and times one write more.
 // Takes its plan as JSON in argv[2]; prints what it measured as JSON.
@@ -55,6 +55,22 @@ function open(index) {
         if (ack.ok) done({ close: () => socket.disconnect() });
         else fail(new Error(`subscribe refused: ${JSON.stringify(ack)}`));
       });
+    });
+  if (transport === 'events')
+    return new Promise((done, fail) => {
+      const socket = new WebSocket(`${url.replace('http', 'ws')}/socket.io/events`, {
+        ...(plan.token ? { headers: { authorization: `Bearer ${plan.token}` } } : {}),
+      });
+      socket.on('message', (data) => {
+        const frame = JSON.parse(String(data));
+        if (frame.event === 'books:created') return arrived(index, frame.data[0].title);
+        if (frame.id !== 1) return;
+        if (frame.ack.ok) done({ close: () => socket.close() });
+        else fail(new Error(`subscribe refused: ${JSON.stringify(frame.ack)}`));
+      });
+      socket.on('close', () => closing || dropped++);
+      socket.once('error', fail);
+      socket.once('open', () => socket.send(JSON.stringify({ event: 'subscribe', data: 'books', id: 1 })));
     });
   return new Promise((done, fail) => {
     const socket = new WebSocket(`${url.replace('http', 'ws')}${plan.path ?? '/'}`);

@@ -1,10 +1,10 @@
 // Realtime fan-out and idle memory, Berth beside a bare `ws` server (bench/servers/raw-ws-fanout.mjs), side by
 // side in one run (never a pass or a fail). Servers pinned to CPU 0, the clients (bench/fanout-load.mjs) to
 // CPU 1, rounds interleaved:
-// 1. fan-out: BENCH_FANOUT_CLIENTS (default 3,000) subscribers and a POST /books every 100 ms: the time from
+// 1. fan-out: BENCH_FANOUT_CLIENTS (default 3,000) subscribers (over socket.io and over the events WebSocket) and a POST /books every 100 ms: the time from
 //    the POST to the last subscriber having its event (p50, p99) and the server's CPU per subscriber per write;
 // 2. memory: the server's RSS with no client and with all of them idle, per connection (Berth's socket.io
-//    subscribers, Berth's plain WebSocket /chat, the bare server's WebSockets);
+//    subscribers, its events WebSocket's subscribers, its plain WebSocket /chat, the bare server's WebSockets);
 //    1 and 2 also for a bare socket.io server (bench/servers/raw-socket-io-fanout.mjs): how much of the gap
 //    to bare ws is socket.io's own;
 // 3. the first write after BENCH_FANOUT_QUIET seconds (default 65) without one, when each subscriber's
@@ -90,6 +90,12 @@ const variants = {
     args: ['start'],
     plan: { transport: 'socket.io', token, writes },
   },
+  // The same subscribers without socket.io: Berth's events WebSocket, one JSON frame per event.
+  'berth, WebSocket /socket.io/events (admin token)': {
+    script: berthCommand,
+    args: ['start'],
+    plan: { transport: 'events', token, writes },
+  },
   // Where the gap to bare ws lies: socket.io itself, broadcasting to a room (each event encoded once).
   'bare socket.io (a room)': {
     script: join(root, 'bench', 'servers', 'raw-socket-io-fanout.mjs'),
@@ -149,7 +155,12 @@ export async function benchFanout() {
   const sum = (name, pick) => results[name].reduce((total, result) => total + pick(result), 0);
   const meets = (ratio, target) => `≤ ${target}× ${ratio <= target ? 'met' : 'NOT met'}`;
 
-  const fanned = ['berth, socket.io (admin token)', 'bare socket.io (a room)', 'bare ws'];
+  const fanned = [
+    'berth, socket.io (admin token)',
+    'berth, WebSocket /socket.io/events (admin token)',
+    'bare socket.io (a room)',
+    'bare ws',
+  ];
   const cpu = (name) => of(name, (r) => r.fanout.cpuPerDelivery);
   console.log(
     `\nFan-out: a POST /books every 100 ms to ${clients} subscribers (${writes} writes a round, median of ${rounds === 1 ? 'one round' : `${rounds} rounds`})\n`,

@@ -254,9 +254,10 @@ describe('npm run bench', () => {
       'repeated',
       'dropped',
     ]);
-    const fanned = rows.slice(fanout + 1, fanout + 4);
+    const fanned = rows.slice(fanout + 1, fanout + 5);
     expect(fanned.map(([server]) => server)).toEqual([
       'berth, socket.io (admin token)',
+      'berth, WebSocket /socket.io/events (admin token)',
       'bare socket.io (a room)',
       'bare ws',
     ]);
@@ -278,9 +279,10 @@ describe('npm run bench', () => {
       'vs bare ws',
       'target',
     ]);
-    const held = rows.slice(memory + 1, memory + 5);
+    const held = rows.slice(memory + 1, memory + 6);
     expect(held.map(([server]) => server)).toEqual([
       'berth, socket.io (admin token)',
+      'berth, WebSocket /socket.io/events (admin token)',
       'bare socket.io (a room)',
       'bare ws',
       'berth, WebSocket /chat',
