@@ -116,17 +116,58 @@ describe('a live query over socket.io (the server scripted)', () => {
     expect(seen).toEqual([['a'], ['new', 'a']]);
   });
 
-  it('after a reconnection subscribes again and replaces its result by the fresh snapshot', async () => {
+  it('after a reconnection subscribes again from its seq and replaces its result by the fresh snapshot', async () => {
     const { socket, tasks, seen } = await opened();
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
     socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01'), task('b', '2025-02-01')] });
     await tasks.ready;
     socket.drop();
     socket.connect();
-    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query, since: 10 } });
     socket.answer({ ok: true, seq: 20, items: [task('b', '2025-02-01'), task('e', '2025-07-01')] });
     await settled();
     expect(seen.at(-1)).toEqual(['e', 'b']);
     expect(tasks.seq).toBe(20);
+  });
+
+  it('keeps its result when the server answers unchanged, and goes on from the ack’s seq', async () => {
+    const { socket, tasks, seen } = await opened();
+    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01'), task('b', '2025-02-01')] });
+    await tasks.ready;
+    socket.send('tasks:enter', task('c', '2025-03-01'), { seq: 12, query });
+    expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
+    socket.drop();
+    socket.connect();
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query, since: 12 } });
+    const calls = seen.length;
+    socket.answer({ ok: true, seq: 15, unchanged: true });
+    await settled();
+    expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
+    expect(tasks.seq).toBe(15);
+    expect(seen).toHaveLength(calls); // nothing changed: no call
+    // An event from before the ack's seq is in the result already.
+    socket.send('tasks:leave', { id: 'c' }, { seq: 14, query });
+    expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('applies the events of one change together, after the last (the others say more)', async () => {
+    const { socket, tasks, seen } = await opened();
+    socket.answer({
+      ok: true,
+      seq: 10,
+      items: [task('a', '2025-01-01'), task('b', '2025-02-01'), task('c', '2025-03-01')],
+    });
+    await tasks.ready;
+    const calls = seen.length;
+    socket.send('tasks:leave', { id: 'c' }, { seq: 11, query, more: true });
+    socket.send('tasks:enter', task('d', '2024-12-01'), { seq: 11, query, more: true });
+    // Between the events of one change, the result stands as it was.
+    expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
+    expect(seen).toHaveLength(calls);
+    socket.send('tasks:change', task('b', '2025-04-01'), { seq: 11, query });
+    expect(tasks.items.map(({ id }) => id)).toEqual(['b', 'a', 'd']);
+    expect(seen).toHaveLength(calls + 1);
+    expect(seen.at(-1)).toEqual(['b', 'a', 'd']);
   });
 
   it('a subscribe lost with its connection is asked again on the next one; its late answer is ignored', async () => {

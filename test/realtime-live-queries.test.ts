@@ -113,20 +113,33 @@ describe('live queries', () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const made: Record<string, Task> = {};
     for (const [title, due] of [
-      ['a', 3],
-      ['b', 2],
-      ['c', 1],
+      ['a', 30],
+      ['b', 20],
+      ['c', 10],
     ] as const)
       made[title] = (await call(server.url, 'POST', '/tasks', { title, due }))!;
     const socket = await connectedSocket(server.url);
     const query = 'sort=-due&limit=2';
     const state = follow(socket, query, 2);
+    // The events of one change: all but the last say more.
+    const more: boolean[] = [];
+    for (const action of ['enter', 'change', 'leave'])
+      socket.on(
+        `tasks:${action}`,
+        (_task: unknown, meta: { more?: boolean }) => void more.push(meta.more === true),
+      );
     const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
     state.items = ack.items!;
     expect(state.items.map((task) => task.title)).toEqual(['a', 'b']);
     await call(server.url, 'PATCH', `/tasks/${made.b!.id}`, { due: 0 });
     await expect.poll(() => state.items.map((task) => task.title)).toEqual(['a', 'c']);
-    expect(state.events).toEqual(['change b', 'leave b', 'enter c']);
+    expect(state.events).toEqual(['leave b', 'enter c']);
+    expect(more).toEqual([true, false]);
+    // Moved to the end and still in it (nothing it passed lies beyond): one change, and no more.
+    await call(server.url, 'PATCH', `/tasks/${made.a!.id}`, { due: 5 });
+    await expect.poll(() => state.items.map((task) => task.title)).toEqual(['c', 'a']);
+    expect(state.events).toEqual(['leave b', 'enter c', 'change a']);
+    expect(more).toEqual([true, false, false]);
     socket.disconnect();
   });
 
@@ -157,5 +170,46 @@ describe('live queries', () => {
     await expect.poll(() => states[7]!.events).toEqual(['enter t7']);
     expect(states.filter((state) => state.events.length > 0)).toHaveLength(1);
     socket.disconnect();
+  });
+
+  it('with since, a result that still stands is not sent again (unchanged); after a change of its topic, a fresh one is', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    await call(server.url, 'POST', '/tasks', { title: 'one', due: 1 });
+    const query = 'status=open&sort=-due&limit=5';
+    const first = await connectedSocket(server.url);
+    const ack = (await first.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+    expect(ack.items!.map((task) => task.title)).toEqual(['one']);
+    first.disconnect();
+
+    const again = await connectedSocket(server.url);
+    const kept = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since: ack.seq })) as Ack & {
+      unchanged?: boolean;
+    };
+    expect(kept).toMatchObject({ ok: true, unchanged: true, seq: ack.seq });
+    expect(kept.items).toBeUndefined();
+    // It is followed as ever after that answer.
+    const state = follow(again, query, 5);
+    await call(server.url, 'POST', '/tasks', { title: 'two', due: 2 });
+    await expect.poll(() => state.events).toEqual(['enter two']);
+
+    // A change of the topic after since: the fresh result.
+    const fresh = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since: ack.seq })) as Ack & {
+      unchanged?: boolean;
+    };
+    expect(fresh.unchanged).toBeUndefined();
+    expect(fresh.items!.map((task) => task.title)).toEqual(['two', 'one']);
+    // A since past retention, from the future, or bad: a fresh result, or the refusal a plain subscribe gets.
+    await server.storage.changes!.trim((await server.storage.changes!.bounds()).head);
+    for (const since of [0, 1e9]) {
+      const answer = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since })) as Ack & {
+        unchanged?: boolean;
+      };
+      expect(answer.unchanged, String(since)).toBeUndefined();
+      expect(answer.items, String(since)).toHaveLength(2);
+    }
+    expect(
+      ((await again.emitWithAck('subscribe', { topic: 'tasks', query, since: -1 })) as Ack).error,
+    ).toMatch(/since must be the seq/);
+    again.disconnect();
   });
 });

@@ -22,6 +22,8 @@ export function createLiveEntry<R extends { id: string }>(
   const result = createLiveResult<R>(query, sort);
   const handles = new Set<Handle>();
   let taken = false;
+  /** The events of a change whose last has not come yet. */
+  let held: Array<{ action: LiveAction; record: R | { id: string }; seq: number | undefined }> = [];
   let settle!: { resolve: () => void; reject: (error: Error) => void };
   const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   ready.catch(() => {}); // a refusal reaches the error handlers; `ready` rejects for those who await it
@@ -32,14 +34,35 @@ export function createLiveEntry<R extends { id: string }>(
   return {
     /** A fresh result at `seq` (a subscribe's ack, or a read of the query). */
     snapshot(items: readonly R[], seq: number | undefined): void {
+      held = [];
       result.replace(items, seq);
       taken = true;
       settle.resolve();
       changed();
     },
-    /** An event of the query: applied when its seq is above the result's. */
-    apply(action: LiveAction, record: R | { id: string }, seq: number | undefined): void {
-      if (taken && result.apply(action, record, seq)) changed();
+    /** The seq the result stands at (undefined before its first snapshot). */
+    get seq(): number | undefined {
+      return taken ? result.seq : undefined;
+    },
+    /** The server says the result still stands at `seq` (nothing of its topic changed): kept as it is. */
+    keep(seq: number | undefined): void {
+      held = [];
+      result.replace(result.items, seq);
+    },
+    /**
+     * An event of the query: applied when its seq is above the result's.
+     * Those of one change (`more` on all but its last) are applied together,
+     * after the last: the result never shows a state between them.
+     */
+    apply(action: LiveAction, record: R | { id: string }, seq: number | undefined, more = false): void {
+      if (!taken) return;
+      held.push({ action, record, seq });
+      if (more) return;
+      const batch = held;
+      held = [];
+      let moved = false;
+      for (const each of batch) moved = result.apply(each.action, each.record, each.seq) || moved;
+      if (moved) changed();
     },
     /** The server refused or ended the query, or it cannot be read. */
     problem(problem: ClientProblem): void {

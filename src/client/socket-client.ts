@@ -28,15 +28,15 @@ interface Closing {
   query?: string;
 }
 
-/** The meta an event carries: its seq, and for a live query's event the query string. */
-type EventMeta = { seq?: number; query?: string } | undefined;
+/** The meta an event carries: its seq, and for a live query's event the query string (and `more`). */
+type EventMeta = { seq?: number; query?: string; more?: boolean } | undefined;
 
 type Plain = { feed: TopicFeed<ClientRecord>; end(problem?: ClientProblem): void; again(): void };
 type Live = {
   topic: string;
   query: string;
   entry: LiveEntry<ClientRecord>;
-  apply(action: LiveAction, record: ClientRecord, seq: number | undefined): void;
+  apply(action: LiveAction, record: ClientRecord, seq: number | undefined, more: boolean): void;
   end(problem?: ClientProblem): void;
   again(): void;
 };
@@ -93,7 +93,7 @@ export function socketClient(options: {
     const offs = liveActions.map((action) =>
       link.on(`${topic}:${action}`, (record: ClientRecord, meta: EventMeta) => {
         if (typeof meta?.query === 'string')
-          live.get(liveKey(topic, meta.query))?.apply(action, record, meta.seq);
+          live.get(liveKey(topic, meta.query))?.apply(action, record, meta.seq, meta.more === true);
       }),
     );
     liveTopics.set(topic, () => offs.forEach((off) => off()));
@@ -103,12 +103,13 @@ export function socketClient(options: {
     const key = liveKey(topic, query);
     const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => live.get(key)?.end());
     const standing = keepSubscribed(link, {
-      // A live query's answer is always a fresh snapshot: it needs no since.
-      request: () => ({ topic, query }),
+      // With a result already, its seq: the server answers `unchanged` when nothing of the topic changed since.
+      request: () => (entry.seq === undefined ? { topic, query } : { topic, query, since: entry.seq }),
       unsubscribe: { topic, query },
       answered(ack: SubscribeAck) {
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
-        entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
+        if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);
+        else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
       },
     });
     const subscription: Live = {
@@ -116,7 +117,7 @@ export function socketClient(options: {
       query,
       entry,
       again: standing.again,
-      apply: (action, record, seq) => standing.receive(() => entry.apply(action, record, seq)),
+      apply: (action, record, seq, more) => standing.receive(() => entry.apply(action, record, seq, more)),
       end(problem) {
         if (live.get(key) !== subscription) return;
         live.delete(key);

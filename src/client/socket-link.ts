@@ -10,6 +10,8 @@ export interface SubscribeAck {
   /** A refused live query's field errors (its query string's), as a 422 lists them. */
   errors?: Array<{ path?: unknown; message?: unknown }>;
   items?: unknown[];
+  /** A live query asked with `since`: nothing of its topic changed, its result stands (no `items`). */
+  unchanged?: boolean;
 }
 
 /** Why a subscribe was refused, in the server's words (with the field errors it listed). */

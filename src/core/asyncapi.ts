@@ -43,6 +43,11 @@ const liveMeta: JsonSchema = {
   properties: {
     seq: { type: 'integer', minimum: 1 },
     query: { type: 'string', description: 'The live query it belongs to, as the client sent it.' },
+    more: {
+      type: 'boolean',
+      const: true,
+      description: 'More events of the same change follow: the result stands after the last one.',
+    },
   },
 };
 const message: JsonSchema = {

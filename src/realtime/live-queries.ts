@@ -47,6 +47,8 @@ interface LiveQuery {
   pending: ChangeEvent[] | undefined;
   /** Its changes apply one after another (a refill reads the database). */
   queue: Promise<void>;
+  /** The events of the change being applied, sent together once it is. */
+  outbox: Array<{ what: 'enter' | 'change' | 'leave'; payload: unknown; seq: number | undefined }>;
 }
 
 /** A collection's live queries, indexed so that a write looks only at those it can concern. */
@@ -127,12 +129,25 @@ export function createLiveQueries(options: LiveQueryOptions) {
 
   const seen = (live: LiveQuery, record: Record<string, unknown>) =>
     topics.get(live.topic)!.presentTo(record, live.caller);
+  /** An event of the change being applied: sent with the others of that change, once it is applied. */
   const emit = (
     live: LiveQuery,
     what: 'enter' | 'change' | 'leave',
     payload: unknown,
     seq: number | undefined,
-  ) => live.socket.emit(`${live.topic}:${what}`, payload, { seq, query: live.query });
+  ) => live.outbox.push({ what, payload, seq });
+  /** Sends the events of one change; all but the last say `more`: the result stands after the last. */
+  const flush = (live: LiveQuery): void => {
+    const { outbox } = live;
+    live.outbox = [];
+    outbox.forEach(({ what, payload, seq }, i) =>
+      live.socket.emit(`${live.topic}:${what}`, payload, {
+        seq,
+        query: live.query,
+        ...(i < outbox.length - 1 ? { more: true } : {}),
+      }),
+    );
+  };
 
   /** The result as the database has it now, as this caller may list it. */
   const read = async (live: LiveQuery): Promise<AnyRecord[]> => {
@@ -205,8 +220,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
     // It is last in a full result and moved down (from before the end, or further down from the end): a record
     // it passed may lie beyond the result, which only the database knows.
     if (full && moved === live.items.length - 1 && live.byOrder(record, before!) > 0) {
-      emit(live, 'change', seen(live, record), event.seq);
       await refill(live, event.seq);
+      // Still in it after the database had its say: changed (else the refill said it left).
+      if (live.items.some((item) => item.id === id)) emit(live, 'change', seen(live, record), event.seq);
       return;
     }
     emit(live, 'change', seen(live, record), event.seq);
@@ -227,8 +243,12 @@ export function createLiveQueries(options: LiveQueryOptions) {
 
   const enqueue = (live: LiveQuery, event: ChangeEvent): void => {
     live.queue = live.queue
-      .then(() => apply(live, event))
+      .then(async () => {
+        await apply(live, event);
+        flush(live);
+      })
       .catch((error: unknown) => {
+        live.outbox = [];
         // Never a silent gap: the client is told its result may be wrong and is unsubscribed.
         logger.warn(
           { socket: live.socket.id, topic: live.topic, err: error },
@@ -319,6 +339,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
         key: equality ? keyOf(equality.field, equality.value) : undefined,
         pending: [],
         queue: Promise.resolve(),
+        outbox: [],
       };
       // The same query again replaces the one it had.
       const previous = mine.get(name);

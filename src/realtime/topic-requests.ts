@@ -11,7 +11,8 @@ import type { createSubscriptions, Subscriber } from './subscriptions.js';
 
 /**
  * What a client sends to subscribe: a topic's name, `{ topic, since }` to
- * replay what it missed first, or `{ topic, query }` for a live query.
+ * replay what it missed first, or `{ topic, query }` for a live query
+ * (with `since`: the seq its result stands at).
  */
 type SubscribeRequest = { topic: string; since?: number; query?: string };
 
@@ -25,13 +26,46 @@ function subscribeRequest(value: unknown): SubscribeRequest | { error: string } 
     return {
       error: `query must be a list's query string (status=open&sort=-due&limit=20), not ${JSON.stringify(query)}`,
     };
-  if (typeof query === 'string') return { topic, query };
-  if (since === undefined) return { topic };
-  if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0)
+  if (since !== undefined && (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0))
     return {
       error: `since must be the seq of the last event the client has (a whole number, 0 or more), not ${JSON.stringify(since)}`,
     };
-  return { topic, since };
+  return {
+    topic,
+    ...(typeof query === 'string' ? { query } : {}),
+    ...(since === undefined ? {} : { since: since as number }),
+  };
+}
+
+/** How many changes a live query's `since` may look through before it answers a fresh result instead. */
+const unchangedScan = 5_000;
+
+/**
+ * Whether the log holds no change of `topic` after `since` up to `upTo`
+ * (so a result at `since` is still the result), looking at no more than
+ * `unchangedScan` changes; false when it cannot tell.
+ */
+async function untouched(
+  changes: ChangeLogDriver,
+  topic: string,
+  since: number,
+  upTo: number,
+): Promise<boolean> {
+  if (since > upTo) return false;
+  const { floor } = await changes.bounds();
+  if (since < floor) return false;
+  let after = since;
+  for (let scanned = 0; after < upTo && scanned < unchangedScan;) {
+    const page = await changes.read(after, 500);
+    if (page.length === 0) break;
+    for (const change of page) {
+      if (change.seq > upTo) return true;
+      if (change.collection === topic) return false;
+      after = change.seq;
+    }
+    scanned += page.length;
+  }
+  return after >= upTo;
 }
 
 export interface TopicRequestOptions {
@@ -110,7 +144,17 @@ export function createTopicRequests(options: TopicRequestOptions) {
           request.query,
           () => tail.position,
         );
-        answer(ack);
+        // A client that has the result as it stood at `since`, and nothing of the topic changed since:
+        // it keeps its result, and is not sent it again.
+        if (
+          since !== undefined &&
+          ack.ok &&
+          options.changes &&
+          (await untouched(options.changes, topic, since, ack.seq as number))
+        ) {
+          const { items: _items, ...rest } = ack;
+          answer({ ...rest, unchanged: true });
+        } else answer(ack);
         start?.();
         return;
       }
