@@ -27,11 +27,22 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
-/** µs per create through the data layer, with the log and without, rounds interleaved. */
-async function writeCost(open, label) {
-  const { createApp, defineCollection, defineModule, field } = await import('../dist/core/internal.js');
-  const notes = defineCollection({ name: 'notes', fields: { title: field.text(), n: field.integer() } });
-  const app = createApp({ name: 'bench', modules: [defineModule({ name: 'notes', collections: [notes] })] });
+/**
+ * µs per write, with the log and without (the same driver, its change log taken away), rounds interleaved.
+ * `writer({ core, app, notes, storage, events })` answers one write: `(title, n) => promise`.
+ */
+async function withAndWithoutLog(open, label, writer) {
+  const core = await import('../dist/core/internal.js');
+  // Open to anyone: a request's cost is its write's, not a credential check's.
+  const notes = core.defineCollection({
+    name: 'notes',
+    fields: { title: core.field.text(), n: core.field.integer() },
+    access: { list: 'public', read: 'public', create: 'public', update: 'admin', delete: 'admin' },
+  });
+  const app = core.createApp({
+    name: 'bench',
+    modules: [core.defineModule({ name: 'notes', collections: [notes] })],
+  });
   const variants = {
     'without the log': (driver) => {
       const bare = { ...driver };
@@ -44,12 +55,13 @@ async function writeCost(open, label) {
   for (let round = 1; round <= rounds; round++) {
     for (const name of inRoundOrder(Object.keys(variants), round)) {
       const { driver, done } = await open();
-      const storage = app.createStorage(variants[name](driver));
+      const events = new core.EventBus();
+      const storage = app.createStorage(variants[name](driver), events);
       await storage.migrate(app.collections);
-      const repository = storage.repository(notes);
-      for (let i = 0; i < 200; i++) await repository.create({ title: 'warm', n: i });
+      const write = writer({ core, app, notes, storage, events });
+      for (let i = 0; i < 200; i++) await write('warm', i);
       const started = performance.now();
-      for (let i = 0; i < writesPerRound; i++) await repository.create({ title: `note ${i}`, n: i });
+      for (let i = 0; i < writesPerRound; i++) await write(`note ${i}`, i);
       results[name].push(((performance.now() - started) * 1000) / writesPerRound);
       await storage.close();
       await done?.();
@@ -62,6 +74,44 @@ async function writeCost(open, label) {
     (median(values) / base).toFixed(2) + '×',
   ]);
 }
+
+/** µs per create through the data layer. */
+const writeCost = (open, label) =>
+  withAndWithoutLog(open, label, ({ notes, storage }) => {
+    const repository = storage.repository(notes);
+    return (title, n) => repository.create({ title, n });
+  });
+
+/**
+ * µs per `POST /notes` answered by the app in process (Berth's routing, validation, rules and JSON; no
+ * socket): what a write costs its client, past the network.
+ */
+const requestCost = (open, label) =>
+  withAndWithoutLog(open, label, ({ core, app, storage, events }) => {
+    const mode = 'release';
+    const instance = app.instantiate({
+      storage,
+      logger: core.silentLogger,
+      events,
+      mode,
+      bodyLimit: 1024 * 1024,
+      settings: new Map(),
+      rateLimiter: core.memoryRateLimiter(),
+      clientAddress: () => undefined,
+      runtime: { runtime: 'bench', mode, modeSource: 'the bench', startedAt: Date.now() },
+    });
+    return async (title, n) => {
+      const response = await instance.fetch(
+        new Request('http://bench/notes', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title, n }),
+        }),
+      );
+      if (response.status !== 201) throw new Error(`POST /notes answered ${response.status}`);
+      await response.arrayBuffer();
+    };
+  });
 
 async function sqliteDriver() {
   const { openSqliteStorage } = await import('../dist/storage/sqlite.js');
@@ -340,6 +390,9 @@ export async function benchChanges() {
   if (postgres) rows.push(...(await writeCost(postgresDriver, 'PostgreSQL')));
   else console.log(`(PostgreSQL: nothing answers at ${postgresUrl}; set BENCH_POSTGRES_URL to measure it)`);
   table([['a create through the data layer', 'µs (median)', '× without'], ...rows]);
+  const requests = await requestCost(sqliteDriver, 'SQLite');
+  if (postgres) requests.push(...(await requestCost(postgresDriver, 'PostgreSQL')));
+  table([['a POST answered by the app in process', 'µs (median)', '× without'], ...requests]);
   const resumes = [await resume('SQLite, one server', [await server()])];
   if (postgres) resumes.push(await resume('PostgreSQL + Redis, two servers', await twoInstances()));
   table([
