@@ -119,11 +119,20 @@ describe('a live query over socket.io (the server scripted)', () => {
   it('after a reconnection subscribes again from its seq and replaces its result by the fresh snapshot', async () => {
     const { socket, tasks, seen } = await opened();
     expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
-    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01'), task('b', '2025-02-01')] });
+    socket.answer({
+      ok: true,
+      seq: 10,
+      caller: 'stamp',
+      items: [task('a', '2025-01-01'), task('b', '2025-02-01')],
+    });
     await tasks.ready;
     socket.drop();
     socket.connect();
-    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query, since: 10 } });
+    // Its seq, and the stamp of whom the result was read for, as the ack gave it.
+    expect(socket.sent.at(-1)).toEqual({
+      event: 'subscribe',
+      value: { topic: 'tasks', query, since: 10, caller: 'stamp' },
+    });
     socket.answer({ ok: true, seq: 20, items: [task('b', '2025-02-01'), task('e', '2025-07-01')] });
     await settled();
     expect(seen.at(-1)).toEqual(['e', 'b']);
@@ -132,15 +141,23 @@ describe('a live query over socket.io (the server scripted)', () => {
 
   it('keeps its result when the server answers unchanged, and goes on from the ack’s seq', async () => {
     const { socket, tasks, seen } = await opened();
-    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01'), task('b', '2025-02-01')] });
+    socket.answer({
+      ok: true,
+      seq: 10,
+      caller: 'stamp',
+      items: [task('a', '2025-01-01'), task('b', '2025-02-01')],
+    });
     await tasks.ready;
     socket.send('tasks:enter', task('c', '2025-03-01'), { seq: 12, query });
     expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
     socket.drop();
     socket.connect();
-    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query, since: 12 } });
+    expect(socket.sent.at(-1)).toEqual({
+      event: 'subscribe',
+      value: { topic: 'tasks', query, since: 12, caller: 'stamp' },
+    });
     const calls = seen.length;
-    socket.answer({ ok: true, seq: 15, unchanged: true });
+    socket.answer({ ok: true, seq: 15, caller: 'stamp', unchanged: true });
     await settled();
     expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
     expect(tasks.seq).toBe(15);

@@ -1,6 +1,10 @@
 import type { Socket } from 'socket.io-client';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { defineCollection, defineModule, field } from '../src/core/internal.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { adminToken } from './helpers/in-process.js';
 import { connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
@@ -16,7 +20,16 @@ const tasks = defineCollection({
 const tasksModule = defineModule({ name: 'tasks', collections: [tasks] });
 
 type Task = { id: string; title: string; status: string; due: number };
-type Ack = { ok: boolean; seq?: number; query?: string; items?: Task[]; error?: string; errors?: unknown };
+type Ack = {
+  ok: boolean;
+  seq?: number;
+  query?: string;
+  items?: Task[];
+  error?: string;
+  errors?: unknown;
+  unchanged?: boolean;
+  caller?: string;
+};
 
 const call = async (url: string, method: string, path: string, body?: object) => {
   const response = await fetch(`${url}${path}`, {
@@ -182,10 +195,25 @@ describe('live queries', () => {
     first.disconnect();
 
     const again = await connectedSocket(server.url);
-    const kept = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since: ack.seq })) as Ack & {
-      unchanged?: boolean;
-    };
-    expect(kept).toMatchObject({ ok: true, unchanged: true, seq: ack.seq });
+    // The ack stamps whom the result was read for; without that stamp, or with another, the result is sent again.
+    expect(typeof ack.caller).toBe('string');
+    for (const caller of [undefined, 'someone else']) {
+      const other = (await again.emitWithAck('subscribe', {
+        topic: 'tasks',
+        query,
+        since: ack.seq,
+        caller,
+      })) as Ack;
+      expect(other.unchanged, String(caller)).toBeUndefined();
+      expect(other.items, String(caller)).toHaveLength(1);
+    }
+    const kept = (await again.emitWithAck('subscribe', {
+      topic: 'tasks',
+      query,
+      since: ack.seq,
+      caller: ack.caller,
+    })) as Ack;
+    expect(kept).toMatchObject({ ok: true, unchanged: true, seq: ack.seq, caller: ack.caller });
     expect(kept.items).toBeUndefined();
     // It is followed as ever after that answer.
     const state = follow(again, query, 5);
@@ -193,17 +221,23 @@ describe('live queries', () => {
     await expect.poll(() => state.events).toEqual(['enter two']);
 
     // A change of the topic after since: the fresh result.
-    const fresh = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since: ack.seq })) as Ack & {
-      unchanged?: boolean;
-    };
+    const fresh = (await again.emitWithAck('subscribe', {
+      topic: 'tasks',
+      query,
+      since: ack.seq,
+      caller: ack.caller,
+    })) as Ack;
     expect(fresh.unchanged).toBeUndefined();
     expect(fresh.items!.map((task) => task.title)).toEqual(['two', 'one']);
     // A since past retention, from the future, or bad: a fresh result, or the refusal a plain subscribe gets.
     await server.storage.changes!.trim((await server.storage.changes!.bounds()).head);
     for (const since of [0, 1e9]) {
-      const answer = (await again.emitWithAck('subscribe', { topic: 'tasks', query, since })) as Ack & {
-        unchanged?: boolean;
-      };
+      const answer = (await again.emitWithAck('subscribe', {
+        topic: 'tasks',
+        query,
+        since,
+        caller: ack.caller,
+      })) as Ack;
       expect(answer.unchanged, String(since)).toBeUndefined();
       expect(answer.items, String(since)).toHaveLength(2);
     }
@@ -211,5 +245,92 @@ describe('live queries', () => {
       ((await again.emitWithAck('subscribe', { topic: 'tasks', query, since: -1 })) as Ack).error,
     ).toMatch(/since must be the seq/);
     again.disconnect();
+  });
+
+  it('with since, a change this instance has not delivered yet (another instance’s) is never answered unchanged', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-live-since-'));
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
+    const file = join(directory, 'shared.sqlite');
+    const a = await startRealtimeServer({ modules: [tasksModule], driver: () => openSqliteStorage(file) });
+    const b = await startRealtimeServer({ modules: [tasksModule], driver: () => openSqliteStorage(file) });
+    // B reads the log now and then (no adapter between them here): right after it did, a change waits a while.
+    const watch = await connectedSocket(b.url);
+    await watch.emitWithAck('subscribe', 'tasks');
+    const polled = new Promise((done) => watch.once('tasks:created', done));
+    const task = (await call(a.url, 'POST', '/tasks', { title: 'one', due: 1 }))!;
+    await polled;
+    const query = 'status=open&sort=-due&limit=5';
+    const onA = await connectedSocket(a.url);
+    const ack = (await onA.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+    expect(ack.items!.map(({ title }) => title)).toEqual(['one']);
+    onA.disconnect();
+    await call(a.url, 'DELETE', `/tasks/${task.id}`);
+    const onB = await connectedSocket(b.url);
+    const again = (await onB.emitWithAck('subscribe', {
+      topic: 'tasks',
+      query,
+      since: ack.seq,
+      caller: ack.caller,
+    })) as Ack;
+    expect(again.unchanged).toBeUndefined();
+    expect(again.items).toEqual([]);
+    onB.disconnect();
+    watch.disconnect();
+  });
+
+  it('a live query subscribed again while the first answer waits on the log: the first is refused, and events come once', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const changes = server.storage.changes!;
+    const bounds = changes.bounds.bind(changes);
+    const first = await call(server.url, 'POST', '/tasks', { title: 'first', due: 1 });
+    const since = (await bounds()).head;
+    // The log answers slowly: the first subscribe waits on it, the second comes meanwhile.
+    changes.bounds = async () => {
+      await new Promise((done) => setTimeout(done, 300));
+      return bounds();
+    };
+    const socket = await connectedSocket(server.url);
+    const query = 'sort=-due&limit=10';
+    const state = follow(socket, query, 10);
+    const caller = ((await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'limit=1' })) as Ack)
+      .caller;
+    const answers = [
+      socket.emitWithAck('subscribe', { topic: 'tasks', query, since, caller }),
+      new Promise((done) => setTimeout(done, 100)).then(() =>
+        socket.emitWithAck('subscribe', { topic: 'tasks', query, since, caller }),
+      ),
+    ];
+    const [replaced, kept] = (await Promise.all(answers)) as Ack[];
+    expect(replaced).toMatchObject({ ok: false, error: /subscribed again/ });
+    expect(kept).toMatchObject({ ok: true, unchanged: true });
+    changes.bounds = bounds;
+    await call(server.url, 'PATCH', `/tasks/${first!.id}`, { title: 'first, changed' });
+    await expect.poll(() => state.events).toEqual(['change first, changed']);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(state.events).toEqual(['change first, changed']);
+    socket.disconnect();
+  });
+
+  it('a log that cannot be read answers a fresh result, and the live query goes on', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    await call(server.url, 'POST', '/tasks', { title: 'one', due: 1 });
+    const changes = server.storage.changes!;
+    const bounds = changes.bounds.bind(changes);
+    const socket = await connectedSocket(server.url);
+    const first = (await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'limit=2' })) as Ack;
+    changes.bounds = () => Promise.reject(new Error('the database is away'));
+    const answer = (await socket.emitWithAck('subscribe', {
+      topic: 'tasks',
+      query: 'limit=2',
+      since: first.seq,
+      caller: first.caller,
+    })) as Ack;
+    expect(answer.unchanged).toBeUndefined();
+    expect(answer.items!.map(({ title }) => title)).toEqual(['one']);
+    changes.bounds = bounds;
+    const state = follow(socket, 'limit=2', 2);
+    await call(server.url, 'POST', '/tasks', { title: 'two', due: 2 });
+    await expect.poll(() => state.events).toEqual(['enter two']);
+    socket.disconnect();
   });
 });

@@ -102,12 +102,19 @@ export function socketClient(options: {
   const openLive = (topic: string, query: string, sort: string | undefined): Live => {
     const key = liveKey(topic, query);
     const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => live.get(key)?.end());
+    /** The server's stamp of the caller its result was read for. */
+    let readFor: string | undefined;
     const standing = keepSubscribed(link, {
-      // With a result already, its seq: the server answers `unchanged` when nothing of the topic changed since.
-      request: () => (entry.seq === undefined ? { topic, query } : { topic, query, since: entry.seq }),
+      // With a result already, its seq and whom it was read for: the server answers `unchanged` when that
+      // caller is still the one asking and nothing of the topic changed since.
+      request: () =>
+        entry.seq === undefined || readFor === undefined
+          ? { topic, query }
+          : { topic, query, since: entry.seq, caller: readFor },
       unsubscribe: { topic, query },
       answered(ack: SubscribeAck) {
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
+        readFor = typeof ack.caller === 'string' ? ack.caller : undefined;
         if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);
         else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
       },

@@ -12,6 +12,8 @@ export interface SubscribeAck {
   items?: unknown[];
   /** A live query asked with `since`: nothing of its topic changed, its result stands (no `items`). */
   unchanged?: boolean;
+  /** A live query's: a stamp of whom its result was read for, handed back with `since`. */
+  caller?: string;
 }
 
 /** Why a subscribe was refused, in the server's words (with the field errors it listed). */

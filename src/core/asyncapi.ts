@@ -111,6 +111,11 @@ export function generateAsyncApi(
             topic: { type: 'string' },
             since: { type: 'integer', minimum: 0, description: 'The seq of the last event the client has.' },
             query: { type: 'string', description: 'A list query string, as GET takes it.' },
+            caller: {
+              type: 'string',
+              description:
+                'With a live query’s since: the stamp its last ack gave (whom the result was read for).',
+            },
           },
         },
       ],

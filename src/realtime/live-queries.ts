@@ -80,6 +80,8 @@ export type LiveAck =
 export interface LiveStart {
   ack: LiveAck;
   start?: () => void;
+  /** False once it was replaced (the same query again) or dropped: its ack is then a refusal, and it never starts. */
+  current?: () => boolean;
 }
 
 export function createLiveQueries(options: LiveQueryOptions) {
@@ -182,7 +184,8 @@ export function createLiveQueries(options: LiveQueryOptions) {
 
   /** One change, applied to one live query's result. */
   const apply = async (live: LiveQuery, event: ChangeEvent): Promise<void> => {
-    if (!bySocket.get(live.socket)?.has(nameOf(live.topic, live.query))) return;
+    // Only the current one of its name: one replaced or dropped meanwhile says nothing more.
+    if (bySocket.get(live.socket)?.get(nameOf(live.topic, live.query)) !== live) return;
     const index = indexOf(live.topic);
     const rules = topics.get(live.topic)!;
     const id = event.record.id;
@@ -369,6 +372,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       for (const item of live.items) join(index, item.id, live);
       return {
         ack: { ok: true, topic, query, seq, items: live.items.map((item) => seen(live, item)) },
+        current: () => bySocket.get(socket)?.get(name) === live,
         // Once the ack has gone: the changes that came while the result was read (some already in it), then live.
         start: () => {
           const waiting = live.pending ?? [];

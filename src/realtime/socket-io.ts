@@ -389,6 +389,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
         );
       });
     }
+    // It never rejects: a failure is its answer.
     socket.on('subscribe', (given: unknown, acknowledge?: unknown) =>
       requests.subscribe(socket, given, (value) => {
         if (typeof acknowledge === 'function') acknowledge(value);

@@ -4,6 +4,7 @@
  * WebSocket's JSON frames): who it is, whether it may, and where in the change
  * log it goes on from.
  */
+import { createHash } from 'node:crypto';
 import { judge, type Caller, type ChangeLogDriver, type Logger, type Topic } from '../core/internal.js';
 import type { createLiveQueries } from './live-queries.js';
 import type { followLog } from './log-tail.js';
@@ -12,16 +13,22 @@ import type { createSubscriptions, Subscriber } from './subscriptions.js';
 /**
  * What a client sends to subscribe: a topic's name, `{ topic, since }` to
  * replay what it missed first, or `{ topic, query }` for a live query
- * (with `since`: the seq its result stands at).
+ * (with `since`: the seq its result stands at, and `caller`: the stamp of
+ * the ack that gave it).
  */
-type SubscribeRequest = { topic: string; since?: number; query?: string };
+type SubscribeRequest = { topic: string; since?: number; query?: string; caller?: string };
 
 /** A subscribe's argument, read: the request, or what is wrong with it. */
 function subscribeRequest(value: unknown): SubscribeRequest | { error: string } {
   if (typeof value === 'string') return { topic: value };
   if (typeof value !== 'object' || value === null || typeof (value as { topic?: unknown }).topic !== 'string')
     return { error: "send a topic's name, or { topic, since }, or { topic, query }" };
-  const { topic, since, query } = value as { topic: string; since?: unknown; query?: unknown };
+  const { topic, since, query, caller } = value as {
+    topic: string;
+    since?: unknown;
+    query?: unknown;
+    caller?: unknown;
+  };
   if (query !== undefined && typeof query !== 'string')
     return {
       error: `query must be a list's query string (status=open&sort=-due&limit=20), not ${JSON.stringify(query)}`,
@@ -34,6 +41,7 @@ function subscribeRequest(value: unknown): SubscribeRequest | { error: string } 
     topic,
     ...(typeof query === 'string' ? { query } : {}),
     ...(since === undefined ? {} : { since: since as number }),
+    ...(typeof caller === 'string' ? { caller } : {}),
   };
 }
 
@@ -41,32 +49,49 @@ function subscribeRequest(value: unknown): SubscribeRequest | { error: string } 
 const unchangedScan = 5_000;
 
 /**
- * Whether the log holds no change of `topic` after `since` up to `upTo`
- * (so a result at `since` is still the result), looking at no more than
- * `unchangedScan` changes; false when it cannot tell.
+ * Whether the log holds no change of `topic` after `since`, to its end (so
+ * a result at `since` is still the result, whatever this instance has
+ * delivered yet), looking at no more than `unchangedScan` changes; false
+ * when it cannot tell (past retention, trimmed meanwhile, too far back, an
+ * error).
  */
-async function untouched(
-  changes: ChangeLogDriver,
-  topic: string,
-  since: number,
-  upTo: number,
-): Promise<boolean> {
-  if (since > upTo) return false;
-  const { floor } = await changes.bounds();
-  if (since < floor) return false;
-  let after = since;
-  for (let scanned = 0; after < upTo && scanned < unchangedScan;) {
-    const page = await changes.read(after, 500);
-    if (page.length === 0) break;
-    for (const change of page) {
-      if (change.seq > upTo) return true;
-      if (change.collection === topic) return false;
-      after = change.seq;
+async function untouched(changes: ChangeLogDriver, topic: string, since: number): Promise<boolean> {
+  try {
+    const { floor, head } = await changes.bounds();
+    if (since < floor || since > head) return false;
+    let after = since;
+    for (let scanned = 0; scanned < unchangedScan;) {
+      const page = await changes.read(after, 500);
+      if (page.length === 0) break;
+      for (const change of page) {
+        if (change.collection === topic) return false;
+        after = change.seq;
+      }
+      scanned += page.length;
     }
-    scanned += page.length;
+    if (after < head) return false;
+    // Trimmed while it looked: what it read may have lost changes just after since.
+    return (await changes.bounds()).floor <= since;
+  } catch {
+    return false;
   }
-  return after >= upTo;
 }
+
+/**
+ * Who a live query's result was read for, as a stamp the client hands back
+ * with `since`: a result kept for one caller is never kept for another.
+ */
+const callerStamp = (caller: Caller | undefined): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify(
+        caller
+          ? [caller.via, caller.id, caller.admin, caller.collection, caller.role, caller.claims]
+          : ['nobody'],
+      ),
+    )
+    .digest('base64url')
+    .slice(0, 16);
 
 export interface TopicRequestOptions {
   topics: ReadonlyMap<string, Topic>;
@@ -85,6 +110,112 @@ export type TopicRequests = ReturnType<typeof createTopicRequests>;
 /** How a transport hands its clients' subscribes and unsubscribes over: see the module's comment. */
 export function createTopicRequests(options: TopicRequestOptions) {
   const { topics, subscriptions, tail, live } = options;
+  const subscribe = async (
+    subscriber: Subscriber,
+    given: unknown,
+    answer: (value: object) => void,
+  ): Promise<void> => {
+    const request = subscribeRequest(given);
+    if ('error' in request) return answer({ ok: false, error: request.error });
+    const { topic, since } = request;
+    const rules = topics.get(topic);
+    if (rules === undefined) {
+      return answer({
+        ok: false,
+        error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...topics.keys()].join(', ')}`,
+      });
+    }
+    let caller: Caller | null | undefined;
+    try {
+      // Asked again at each subscribe: a revoked session, a disabled user or a new admin token is seen at once.
+      caller = await options.callerOf(subscriber);
+    } catch (error) {
+      // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
+      options.logger.warn(
+        { socket: subscriber.id, err: error },
+        `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
+      );
+      return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
+    }
+    // It may have left while its token was checked.
+    if (!subscriber.connected) return;
+    const verdict = judge(rules.list, caller ?? undefined, undefined, rules.ownership, true);
+    if (!verdict.allowed) {
+      const needs =
+        rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
+      const connect = subscriber.credential
+        ? 'connect with an Authorization: Bearer header, or send { "event": "auth", "data": { "token" } } first'
+        : 'connect with io(url, { auth: { token } })';
+      return answer({
+        ok: false,
+        error:
+          caller === null
+            ? `the token is not valid (expired or revoked): log in again, then ${connect}`
+            : verdict.status === 401
+              ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: ${connect}`
+              : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
+      });
+    }
+    if (request.query !== undefined) {
+      if (!tail || !live)
+        return answer({ ok: false, error: 'this server keeps no change log: live queries need one' });
+      const { ack, start, current } = await live.subscribe(
+        subscriber,
+        caller ?? undefined,
+        topic,
+        request.query,
+        () => tail.position,
+      );
+      if (!ack.ok) return answer(ack);
+      const stamp = callerStamp(caller ?? undefined);
+      // A client that has the result as it stood at `since`, for the same caller, and nothing of the topic
+      // changed since: it keeps its result, and is not sent it again.
+      const kept =
+        since !== undefined &&
+        request.caller === stamp &&
+        options.changes !== undefined &&
+        (await untouched(options.changes, topic, since));
+      // Replaced (the same query again) or dropped while the log was read: it says nothing more.
+      if (current && !current())
+        return answer({ ok: false, error: 'subscribed again (or unsubscribed) before this answer' });
+      if (kept) {
+        const { items: _items, ...rest } = ack;
+        answer({ ...rest, caller: stamp, unchanged: true });
+      } else answer({ ...ack, caller: stamp });
+      start?.();
+      return;
+    }
+    if (!tail || !options.changes) {
+      if (since !== undefined)
+        return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
+      subscriptions.subscribe(subscriber, topic, caller ?? undefined);
+      return answer({ ok: true, topic });
+    }
+    // Where the log stands: read before the tail's position, which is taken with no await before the
+    // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
+    const bounds = since === undefined ? undefined : await options.changes.bounds();
+    if (!subscriber.connected) return;
+    const seq = tail.position;
+    if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
+      // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
+      subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq);
+      return answer({
+        ok: true,
+        topic,
+        seq,
+        resync: true,
+        reason:
+          since < bounds.floor
+            ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
+            : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
+      });
+    }
+    // A client that saw more than this instance has delivered yet (another instance told it first) goes on
+    // from what it saw.
+    subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq, since);
+    answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
+  };
+
   return {
     /** Who a subscriber is now (undefined without a token, null when none accepts it). */
     callerOf: options.callerOf,
@@ -93,100 +224,16 @@ export function createTopicRequests(options: TopicRequestOptions) {
      * stays); a live query's first events go out only after it.
      */
     async subscribe(subscriber: Subscriber, given: unknown, answer: (value: object) => void): Promise<void> {
-      const request = subscribeRequest(given);
-      if ('error' in request) return answer({ ok: false, error: request.error });
-      const { topic, since } = request;
-      const rules = topics.get(topic);
-      if (rules === undefined) {
-        return answer({
-          ok: false,
-          error: `unknown topic ${JSON.stringify(topic)}; topics: ${[...topics.keys()].join(', ')}`,
-        });
-      }
-      let caller: Caller | null | undefined;
       try {
-        // Asked again at each subscribe: a revoked session, a disabled user or a new admin token is seen at once.
-        caller = await options.callerOf(subscriber);
+        await subscribe(subscriber, given, answer);
       } catch (error) {
-        // An authenticator that cannot answer now (an identity provider, the database): this subscribe fails, nothing else.
-        options.logger.warn(
+        // The database could not be read (a replay's start, a live query's result): this subscribe fails.
+        options.logger.error(
           { socket: subscriber.id, err: error },
-          `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
+          `realtime: a subscribe failed: ${(error as Error).message}`,
         );
-        return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
+        answer({ ok: false, error: 'the subscribe failed on the server: try again shortly' });
       }
-      // It may have left while its token was checked.
-      if (!subscriber.connected) return;
-      const verdict = judge(rules.list, caller ?? undefined, undefined, rules.ownership, true);
-      if (!verdict.allowed) {
-        const needs =
-          rules.list === 'admin' ? 'the admin token' : 'a signed-in caller (a token of POST /auth/login)';
-        const connect = subscriber.credential
-          ? 'connect with an Authorization: Bearer header, or send { "event": "auth", "data": { "token" } } first'
-          : 'connect with io(url, { auth: { token } })';
-        return answer({
-          ok: false,
-          error:
-            caller === null
-              ? `the token is not valid (expired or revoked): log in again, then ${connect}`
-              : verdict.status === 401
-                ? `subscribing to ${String(topic)} needs ${needs}, as reading it over HTTP does: ${connect}`
-                : `this caller may not read ${String(topic)}${verdict.reason ? `: ${verdict.reason}` : ''}`,
-        });
-      }
-      if (request.query !== undefined) {
-        if (!tail || !live)
-          return answer({ ok: false, error: 'this server keeps no change log: live queries need one' });
-        const { ack, start } = await live.subscribe(
-          subscriber,
-          caller ?? undefined,
-          topic,
-          request.query,
-          () => tail.position,
-        );
-        // A client that has the result as it stood at `since`, and nothing of the topic changed since:
-        // it keeps its result, and is not sent it again.
-        if (
-          since !== undefined &&
-          ack.ok &&
-          options.changes &&
-          (await untouched(options.changes, topic, since, ack.seq as number))
-        ) {
-          const { items: _items, ...rest } = ack;
-          answer({ ...rest, unchanged: true });
-        } else answer(ack);
-        start?.();
-        return;
-      }
-      if (!tail || !options.changes) {
-        if (since !== undefined)
-          return answer({ ok: false, error: 'this server keeps no change log: subscribe without since' });
-        subscriptions.subscribe(subscriber, topic, caller ?? undefined);
-        return answer({ ok: true, topic });
-      }
-      // Where the log stands: read before the tail's position, which is taken with no await before the
-      // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
-      const bounds = since === undefined ? undefined : await options.changes.bounds();
-      if (!subscriber.connected) return;
-      const seq = tail.position;
-      if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
-        // Past retention, or a seq this log never gave (another database, a restore): never a silent gap.
-        subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq);
-        return answer({
-          ok: true,
-          topic,
-          seq,
-          resync: true,
-          reason:
-            since < bounds.floor
-              ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
-              : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
-        });
-      }
-      // A client that saw more than this instance has delivered yet (another instance told it first) goes on
-      // from what it saw.
-      subscriptions.subscribe(subscriber, topic, caller ?? undefined, seq, since);
-      answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
     },
     /** `unsubscribe`: a topic's name, or `{ topic, query }` for a live query. */
     unsubscribe(subscriber: Subscriber, given: unknown): void {

@@ -348,12 +348,8 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         return answer(message.id, { ok: true });
       }
       subscribed = true;
-      void events.requests
-        .subscribe(subscriber, message.data, (value) => answer(message.id, value))
-        .catch((error: unknown) => {
-          logger.error({ clientId: id, err: error }, `realtime: a subscribe of ${id} failed`);
-          answer(message.id, { ok: false, error: 'the subscribe failed on the server: try again shortly' });
-        });
+      // It never rejects: a failure is its answer.
+      void events.requests.subscribe(subscriber, message.data, (value) => answer(message.id, value));
     });
     client.on('error', (error: Error) => {
       logger.warn(
