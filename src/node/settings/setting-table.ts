@@ -379,7 +379,7 @@ export const settingTable = {
     parse: realtimePath,
     fromConfig: (value, source) => realtimePath(value as string, source),
     live: false,
-    description: 'where socket.io is served',
+    description: 'where socket.io is served (and the events WebSocket, at `<path>/events`)',
     shownDefault: '`socket.io` (or the app’s own)',
   }),
   realtimeMaxMessage: setting<number>({
