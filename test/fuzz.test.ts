@@ -181,7 +181,12 @@ async function runCheck(check: Check, target: Target, context: FuzzContext): Pro
     },
   );
   if (!result.failed && result.interrupted) {
-    return `${check.name}: only ${result.numRuns} of ${numRuns} runs finished within ${checkTimeLimit / 1000} s (the server is very slow)`;
+    // Every request that ran was checked, each within its own timeout: a check cut short by the machine's
+    // speed (a busy machine, an operation as slow as a backup) says so, and fails only when next to nothing ran.
+    const slow = `${check.name}: only ${result.numRuns} of ${numRuns} runs finished within ${checkTimeLimit / 1000} s`;
+    if (result.numRuns < Math.ceil(numRuns / 10)) return `${slow} (the server is very slow)`;
+    console.warn(`fuzz: ${slow}; the rest were not run`);
+    return undefined;
   }
   if (!result.failed) return undefined;
   let error =
