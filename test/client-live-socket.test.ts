@@ -77,6 +77,17 @@ async function opened() {
   return { socket, client, tasks, seen, problems };
 }
 
+/** The server answers the first subscribe: a and b at seq 10, read for the caller stamped `stamp`. */
+async function answeredAt10(socket: ScriptedSocket, tasks: { ready: Promise<void> }): Promise<void> {
+  socket.answer({
+    ok: true,
+    seq: 10,
+    caller: 'stamp',
+    items: [task('a', '2025-01-01'), task('b', '2025-02-01')],
+  });
+  await tasks.ready;
+}
+
 describe('a live query over socket.io (the server scripted)', () => {
   it('subscribes with its query, takes the ack’s snapshot, then applies enter, change and leave of that query only', async () => {
     const { socket, tasks, seen } = await opened();
@@ -119,13 +130,7 @@ describe('a live query over socket.io (the server scripted)', () => {
   it('after a reconnection subscribes again from its seq and replaces its result by the fresh snapshot', async () => {
     const { socket, tasks, seen } = await opened();
     expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
-    socket.answer({
-      ok: true,
-      seq: 10,
-      caller: 'stamp',
-      items: [task('a', '2025-01-01'), task('b', '2025-02-01')],
-    });
-    await tasks.ready;
+    await answeredAt10(socket, tasks);
     socket.drop();
     socket.connect();
     // Its seq, and the stamp of whom the result was read for, as the ack gave it.
@@ -141,13 +146,7 @@ describe('a live query over socket.io (the server scripted)', () => {
 
   it('keeps its result when the server answers unchanged, and goes on from the ack’s seq', async () => {
     const { socket, tasks, seen } = await opened();
-    socket.answer({
-      ok: true,
-      seq: 10,
-      caller: 'stamp',
-      items: [task('a', '2025-01-01'), task('b', '2025-02-01')],
-    });
-    await tasks.ready;
+    await answeredAt10(socket, tasks);
     socket.send('tasks:enter', task('c', '2025-03-01'), { seq: 12, query });
     expect(tasks.items.map(({ id }) => id)).toEqual(['c', 'b', 'a']);
     socket.drop();

@@ -208,21 +208,30 @@ describe('the collections’ events over a plain WebSocket (/socket.io/events)',
   });
 });
 
+/**
+ * berth/client on a server's events WebSocket, through the ws package's WebSocket (Node.js 20 has none of its
+ * own), each one it opens remembered so that a test can drop it.
+ */
+function trackedClient(port: number, options: { token?: string } = {}) {
+  const opened: WebSocket[] = [];
+  class Tracked extends WebSocket {
+    constructor(url: string) {
+      super(url);
+      opened.push(this);
+    }
+  }
+  const client = createClient({
+    url: `ws://127.0.0.1:${port}/socket.io/events`,
+    WebSocket: Tracked,
+    ...options,
+  });
+  return { client, opened };
+}
+
 describe('berth/client over the events WebSocket', () => {
   it('loses and repeats no change across 100 dropped connections while writes go on, and keeps a live query', async () => {
     const server = await startRealtimeServer();
-    const opened: WebSocket[] = [];
-    // The ws package's WebSocket (Node.js 20 has none of its own), remembered so that the test can drop it.
-    class Tracked extends WebSocket {
-      constructor(url: string) {
-        super(url);
-        opened.push(this);
-      }
-    }
-    const client = createClient({
-      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
-      WebSocket: Tracked,
-    });
+    const { client, opened } = trackedClient(server.port);
     const received: string[] = [];
     const seqs: number[] = [];
     let resyncs = 0;
@@ -286,19 +295,8 @@ describe('berth/client over the events WebSocket', () => {
 
   it('stays closed once its token is refused, and says why to each subscription', async () => {
     const server = await startRealtimeServer({ modules: [booksModule, usersModule] });
-    const opened: WebSocket[] = [];
-    class Tracked extends WebSocket {
-      constructor(url: string) {
-        super(url);
-        opened.push(this);
-      }
-    }
     const problems: Array<{ reason: string; code: number | undefined }> = [];
-    const client = createClient({
-      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
-      token: 'not-a-token',
-      WebSocket: Tracked,
-    });
+    const { client, opened } = trackedClient(server.port, { token: 'not-a-token' });
     client.subscribe('books', { error: ({ reason, code }) => void problems.push({ reason, code }) });
     await expect
       .poll(() => problems)
@@ -318,17 +316,7 @@ describe('berth/client over the events WebSocket', () => {
       });
       expect(response.status).toBe(201);
     }
-    const opened: WebSocket[] = [];
-    class Tracked extends WebSocket {
-      constructor(url: string) {
-        super(url);
-        opened.push(this);
-      }
-    }
-    const client = createClient({
-      url: `ws://127.0.0.1:${server.port}/socket.io/events`,
-      WebSocket: Tracked,
-    });
+    const { client, opened } = trackedClient(server.port);
     const created: string[] = [];
     client.subscribe('books', { created: (book) => void created.push(String(book.title)) });
     await expect.poll(() => server.realtime.monitor.report().subscribers?.length).toBe(1);
