@@ -83,7 +83,7 @@ export { byKeys, compareValues, matches, testOf, type RecordTest } from './recor
 export { newRecordId } from './record-id.js';
 export { redactUrl } from './redact-url.js';
 export { judge, describeAccess, type Verdict } from './access.js';
-export { adminCaller, bearerToken } from './caller.js';
+export { adminCaller, bearerToken, tokenIn } from './caller.js';
 export { addressBucket, memoryRateLimiter, tooManyRequests } from './rate-limit.js';
 export { MigrationError, orderOf } from './storage.js';
 export type {

@@ -129,6 +129,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
     count--;
   };
 
+  /** Whether it is its client's live query of that name still: not replaced (the same query again) nor dropped. */
+  const isCurrent = (live: LiveQuery): boolean =>
+    bySocket.get(live.socket)?.get(nameOf(live.topic, live.query)) === live;
   const seen = (live: LiveQuery, record: Record<string, unknown>) =>
     topics.get(live.topic)!.presentTo(record, live.caller);
   /** An event of the change being applied: sent with the others of that change, once it is applied. */
@@ -185,7 +188,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
   /** One change, applied to one live query's result. */
   const apply = async (live: LiveQuery, event: ChangeEvent): Promise<void> => {
     // Only the current one of its name: one replaced or dropped meanwhile says nothing more.
-    if (bySocket.get(live.socket)?.get(nameOf(live.topic, live.query)) !== live) return;
+    if (!isCurrent(live)) return;
     const index = indexOf(live.topic);
     const rules = topics.get(live.topic)!;
     const id = event.record.id;
@@ -257,9 +260,8 @@ export function createLiveQueries(options: LiveQueryOptions) {
           { socket: live.socket.id, topic: live.topic, err: error },
           `realtime: a live query could not follow a change: ${(error as Error).message}`,
         );
-        const name = nameOf(live.topic, live.query);
-        if (bySocket.get(live.socket)?.get(name) === live) {
-          bySocket.get(live.socket)!.delete(name);
+        if (isCurrent(live)) {
+          bySocket.get(live.socket)!.delete(nameOf(live.topic, live.query));
           remove(live);
         }
         live.socket.emit('berth:error', {
@@ -367,12 +369,12 @@ export function createLiveQueries(options: LiveQueryOptions) {
         throw error;
       }
       // Dropped (the client left) or replaced while its result was read: nothing of it may stay indexed.
-      if (bySocket.get(socket)?.get(name) !== live)
+      if (!isCurrent(live))
         return { ack: { ok: false, error: 'unsubscribed while its first result was read' } };
       for (const item of live.items) join(index, item.id, live);
       return {
         ack: { ok: true, topic, query, seq, items: live.items.map((item) => seen(live, item)) },
-        current: () => bySocket.get(socket)?.get(name) === live,
+        current: () => isCurrent(live),
         // Once the ack has gone: the changes that came while the result was read (some already in it), then live.
         start: () => {
           const waiting = live.pending ?? [];

@@ -18,6 +18,7 @@ import {
   type EventBus,
   type Logger,
   type Topic,
+  tokenIn,
 } from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
@@ -98,7 +99,7 @@ function asChannelMessage(value: unknown): ChannelMessage {
 function handshakeToken(socket: Socket): string | undefined {
   const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
   if (typeof token === 'string') return token;
-  return /^Bearer\s+(\S+)\s*$/i.exec(socket.handshake.headers.authorization ?? '')?.[1];
+  return tokenIn(socket.handshake.headers.authorization ?? null);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type ChannelRooms,
   type Logger,
   type RoomMember,
+  tokenIn,
 } from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
@@ -78,10 +79,6 @@ function roomsAsked(url: string | undefined): string[] | { error: string } {
   return rooms;
 }
 
-/** The token an upgrade carries in `Authorization: Bearer`. */
-const bearerOf = (request: IncomingMessage): string | undefined =>
-  /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-
 /** One JSON frame a client of the events WebSocket sends: `{ event, data, id }`, or what is wrong with it. */
 function eventsMessage(
   data: Buffer,
@@ -130,6 +127,8 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   // Client ids are unique across workers and instances too (a room's `present` lists them together).
   const processTag = Math.random().toString(36).slice(2, 8);
   const alive = new WeakSet<WebSocket>();
+  /** Why a client with more than `sendBuffer` bytes waiting to be sent to it is closed. */
+  const notReading = `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`;
 
   const heartbeat = setInterval(() => {
     for (const client of server.clients) {
@@ -150,12 +149,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       clientId: id,
       deliver: (_channel, event) => {
         if (client.readyState !== client.OPEN) return;
-        if (client.bufferedAmount > options.sendBuffer) {
-          return closeClient(
-            1008,
-            `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
-          );
-        }
+        if (client.bufferedAmount > options.sendBuffer) return closeClient(1008, notReading);
         client.send(roomFrame(event));
       },
     };
@@ -171,12 +165,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         answer: (_channel, reply) => {
           const frame = frameOf(channel, reply);
           if (client.readyState !== client.OPEN) return;
-          if (client.bufferedAmount > options.sendBuffer) {
-            return closeClient(
-              1008,
-              `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`,
-            );
-          }
+          if (client.bufferedAmount > options.sendBuffer) return closeClient(1008, notReading);
           monitor.message(id, channel.name, 'out', reply);
           client.send(frame);
         },
@@ -251,7 +240,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     const send = (frame: string): void => {
       if (client.readyState !== client.OPEN) return;
       if (client.bufferedAmount > options.sendBuffer) {
-        closeClient(1008, `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`);
+        closeClient(1008, notReading);
         // Its close frame would wait behind what it does not read: the connection ends now (it may resume).
         client.terminate();
         return;
@@ -389,7 +378,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       server.handleUpgrade(request, socket, head, (client) =>
         channel
           ? connect(client, channel, address, rooms)
-          : connectEvents(client, events!, address, bearerOf(request)),
+          : connectEvents(client, events!, address, tokenIn(request.headers.authorization ?? null)),
       );
     },
     /** Closes every connection with 1001 "going away". */
