@@ -1,19 +1,29 @@
 // What the change log costs and what it promises, measured side by side in one run (never a pass or a fail):
 // 1. a write through the data layer with the log and without it (the same storage with its log hidden), on SQLite
 //    (a file, as `berth start` keeps it) and PostgreSQL when one answers at BENCH_POSTGRES_URL
-//    (default postgres://postgres@127.0.0.1:5432/test), rounds interleaved;
+//    (default postgres://postgres@127.0.0.1:5432/test), rounds interleaved; then a POST answered by the app in
+//    process, and a POST over a real socket to Berth's Node server (wrk, the server's CPU per POST, SQLite);
 // 2. resuming: a real `berth start`, a writer at about BENCH_WRITE_RATE writes a second, and a socket.io client
 //    that disconnects and resumes with `since` BENCH_CYCLES times: changes lost and repeated, and the time from a
 //    record's createdAt to its event (p50, p99);
 // 3. live queries: the p99 from a write to its subscriber with 2,000 live queries that can match, then with
 //    20,000 more on values no write has.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { io } from 'socket.io-client';
-import { berthCommand, freePort, inRoundOrder, median, startPinned, table } from './lib.mjs';
+import {
+  berthCommand,
+  freePort,
+  inRoundOrder,
+  load,
+  median,
+  startOnFreePort,
+  startPinned,
+  table,
+} from './lib.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const writesPerRound = Number(process.env.BENCH_WRITES ?? 2000);
@@ -112,6 +122,60 @@ const requestCost = (open, label) =>
       await response.arrayBuffer();
     };
   });
+
+/**
+ * The server's CPU per `POST /notes` over HTTP (Berth's own Node server, as `berth start` runs it, on an SQLite
+ * file; wrk on the other core), with the log and without it, rounds interleaved, each round on a new file.
+ */
+async function postCost() {
+  const directory = mkdtempSync(join(tmpdir(), 'berth-bench-posts-'));
+  const script = join(directory, 'post.lua');
+  writeFileSync(
+    script,
+    'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = \'{"title":"a note","n":1}\'\n',
+  );
+  const variants = { 'without the log': 'off', 'with the log': 'on' };
+  const results = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of inRoundOrder(Object.keys(variants), round)) {
+        const env = (port) => ({
+          PORT: String(port),
+          BERTH_MODE: 'release',
+          BERTH_REQUEST_LOG: 'false',
+          // Every POST is counted as in any server, and none is refused (600 a minute by default).
+          BERTH_WRITE_LIMIT: '1000000000',
+          BERTH_ADMIN_TOKEN: token,
+          BERTH_DATA_DIR: join(directory, `data-${round}-${variants[name]}`),
+          BENCH_DB: join(directory, `notes-${round}-${variants[name]}.sqlite`),
+          BENCH_LOG: variants[name],
+        });
+        const running = await startOnFreePort(
+          0,
+          new URL('./servers/notes-log.mjs', import.meta.url).pathname,
+          [],
+          env,
+        );
+        try {
+          const url = `http://127.0.0.1:${running.port}/notes`;
+          await load(url, running.pid, { connections: 4, seconds: 1, script });
+          const { cpuPerRequest } = await load(url, running.pid, { connections: 4, seconds: 5, script });
+          results[name].push(cpuPerRequest);
+        } finally {
+          await running.stop();
+        }
+      }
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  const base = median(results['without the log']);
+  return Object.entries(results).map(([name, values]) => [
+    `SQLite: ${name}`,
+    median(values).toFixed(1),
+    (median(values) / base).toFixed(2) + '×',
+  ]);
+}
 
 async function sqliteDriver() {
   const { openSqliteStorage } = await import('../dist/storage/sqlite.js');
@@ -393,6 +457,7 @@ export async function benchChanges() {
   const requests = await requestCost(sqliteDriver, 'SQLite');
   if (postgres) requests.push(...(await requestCost(postgresDriver, 'PostgreSQL')));
   table([['a POST answered by the app in process', 'µs (median)', '× without'], ...requests]);
+  table([['a POST over HTTP (server CPU, wrk)', 'µs (median)', '× without'], ...(await postCost())]);
   const resumes = [await resume('SQLite, one server', [await server()])];
   if (postgres) resumes.push(await resume('PostgreSQL + Redis, two servers', await twoInstances()));
   table([

@@ -140,8 +140,11 @@ export function cpuMicros(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
 }
 
-/** Runs wrk pinned to `cpu` against `url`; returns requests, req/s and the server's CPU per request. */
-export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, threads = 1 } = {}) {
+/**
+ * Runs wrk pinned to `cpu` against `url` (with `script`, a wrk Lua file, where the requests are not GETs);
+ * returns requests, req/s and the server's CPU per request.
+ */
+export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, threads = 1, script } = {}) {
   const before = cpuMicros(pid);
   const { stdout } = await exec('taskset', [
     '-c',
@@ -150,6 +153,7 @@ export async function load(url, pid, { cpu = 1, connections = 50, seconds = 5, t
     `-t${threads}`,
     `-c${connections}`,
     `-d${seconds}s`,
+    ...(script ? ['-s', script] : []),
     url,
   ]);
   const cpu_ = cpuMicros(pid) - before;

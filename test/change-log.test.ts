@@ -96,6 +96,11 @@ describe.each(drivers)('the change log on %s', (_name, open) => {
         { action: 'updated', id: made.id, record: shownChanged },
         { action: 'deleted', id: made.id, record: shownChanged },
       ]);
+      // A change's time is its write's, in ISO 8601: no earlier than the record's updatedAt, and in order.
+      const times = logged.map(({ at }) => at);
+      for (const at of times) expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(times[0]! >= made.updatedAt && times[1]! >= changed!.updatedAt).toBe(true);
+      expect([...times].sort()).toEqual(times);
       expect(made).toMatchObject({ secret: 'never logged', ratio: 0.1 + 0.2, count: 9_007_199_254 });
       expect(changed).toMatchObject({ flag: false, tags: [], extra: null, count: null });
       // Each event is its change: the same seq, the same record.

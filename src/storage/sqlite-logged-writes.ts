@@ -15,7 +15,7 @@ import type {
   Row,
   WriteMeta,
 } from '../core/internal.js';
-import type { Eventually } from '../core/eventually.js';
+import { promised, thenEventually, type Eventually } from '../core/eventually.js';
 import { decodeFor, encodeFor, quote } from './sql/dialect.js';
 import type { Column } from './sql/sql-list.js';
 import type { SqlRow } from './sql/sql-connection.js';
@@ -82,13 +82,17 @@ export function triggerLoggedWrites(
         return `${literal(name)}, ${sql.asJson ? sql.asJson(column) : column}`;
       })
       .join(', ')})`;
+  // A create's or an update's time is the one the data layer gave its record (its updatedAt, set for this very
+  // write): no clock read in the statement. A delete's is read now.
+  const at = (action: string): string =>
+    action === 'deleted' ? `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : `NEW."updatedAt"`;
   const trigger = (event: 'INSERT' | 'UPDATE' | 'DELETE', action: string, row: 'NEW' | 'OLD'): string => {
     const name = quote(`berth_log_${collection.name}_${action}`);
     return (
       `DROP TRIGGER IF EXISTS temp.${name}; ` +
       `CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${table} WHEN berth_logging() BEGIN ` +
       `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
-      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')); ` +
+      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), ${at(action)}); ` +
       `SELECT berth_logged(last_insert_rowid()); END;`
     );
   };
@@ -103,11 +107,12 @@ export function triggerLoggedWrites(
     made = true;
   };
 
-  const answer = async (
+  /** The write's answer: at once when its trigger logged it (the usual case), else once its change is appended. */
+  const answer = (
     { rows: [row], seq }: ArmedRows,
     action: ChangeEntry['action'],
     meta: WriteMeta,
-  ): Promise<LoggedWrite | undefined> => {
+  ): Eventually<LoggedWrite | undefined> => {
     if (!row) return undefined;
     for (const { name, sql } of columns) if (sql.decode) row[name] = decodeFor(sql, row[name]);
     if (seq) return { record: row as Row, seq };
@@ -115,39 +120,39 @@ export function triggerLoggedWrites(
     // appended now, never lost, and the triggers are made again before the next write.
     made = false;
     const record = Object.fromEntries(shown.map(({ name }) => [name, row[name]]));
-    const appended = await append({
-      collection: collection.name,
-      id: String(row.id),
-      action,
-      record,
-      ...meta,
-    });
-    return { record: row as Row, seq: appended };
+    return append({ collection: collection.name, id: String(row.id), action, record, ...meta }).then(
+      (appended) => ({
+        record: row as Row,
+        seq: appended,
+      }),
+    );
   };
   const insert = `INSERT INTO ${table} (${list}) VALUES (${columns.map(p).join(', ')}) RETURNING ${list}`;
   const remove = `DELETE FROM ${table} WHERE "id" = ? RETURNING ${list}`;
-  const write = async (
+  /** A write with the triggers armed: no promise of its own once they are made (each await costs a write a microtask). */
+  const write = (
     action: ChangeEntry['action'],
     meta: WriteMeta,
     sql: string,
     params: readonly unknown[],
-  ): Promise<LoggedWrite | undefined> => {
-    await ready();
-    return answer(await armedRun(meta, sql, params), action, meta);
+  ): Eventually<LoggedWrite | undefined> => {
+    const run = (): Eventually<LoggedWrite | undefined> =>
+      thenEventually(armedRun(meta, sql, params), (rows) => answer(rows, action, meta));
+    return made ? run() : ready().then(run);
   };
   return {
-    async insert(row, meta) {
+    insert(row, meta) {
       const params = columns.map(({ name, sql }) => encodeFor(sql, row[name]));
-      return (await write('created', meta, insert, params))!;
+      return promised(() => write('created', meta, insert, params)) as Promise<LoggedWrite>;
     },
     update(id, patch, meta) {
       const names = Object.keys(patch).filter((name) => byName.has(name) && name !== 'id');
       const sets = names.map((name) => `${quote(name)} = ?`).join(', ');
-      return write('updated', meta, `UPDATE ${table} SET ${sets} WHERE "id" = ? RETURNING ${list}`, [
-        ...names.map((name) => encodeFor(byName.get(name)!.sql, patch[name])),
-        id,
-      ]);
+      const params = [...names.map((name) => encodeFor(byName.get(name)!.sql, patch[name])), id];
+      return promised(() =>
+        write('updated', meta, `UPDATE ${table} SET ${sets} WHERE "id" = ? RETURNING ${list}`, params),
+      );
     },
-    delete: (id, meta) => write('deleted', meta, remove, [id]),
+    delete: (id, meta) => promised(() => write('deleted', meta, remove, [id])),
   };
 }
