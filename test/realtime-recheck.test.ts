@@ -120,7 +120,7 @@ describe('subscribers are checked again in the background', () => {
 
 describe('an event to many subscribers', () => {
   it('is presented once for those who see the record whole and once for the others, each group sent in one broadcast', async () => {
-    const sent: Array<{ to: string[]; event: string; args: unknown[] }> = [];
+    const sent: Array<{ to: string[]; topic: string; event: string; args: unknown[] }> = [];
     const profiles: Topic = {
       list: 'user',
       read: 'user',
@@ -135,8 +135,8 @@ describe('an event to many subscribers', () => {
       authenticators: [],
       logger: quiet,
       callerOf: async (socket) => user(socket.id),
-      broadcast: (sockets, event, ...args) =>
-        sent.push({ to: sockets.map((socket) => socket.id), event, args }),
+      broadcast: (sockets, topic, event, ...args) =>
+        sent.push({ to: sockets.map((socket) => socket.id), topic, event, args }),
     });
     try {
       const sockets = ['ada', 'bob', 'cy', 'admin'].map((id) => fakeSocket(id));
@@ -155,10 +155,16 @@ describe('an event to many subscribers', () => {
       expect(sent).toEqual([
         {
           to: ['ada', 'admin'],
+          topic: 'profiles',
           event: 'profiles:created',
           args: [{ id: 'p1', owner: 'ada', phone: '555' }, { seq: 7 }],
         },
-        { to: ['bob', 'cy'], event: 'profiles:created', args: [{ id: 'p1', owner: 'ada' }, { seq: 7 }] },
+        {
+          to: ['bob', 'cy'],
+          topic: 'profiles',
+          event: 'profiles:created',
+          args: [{ id: 'p1', owner: 'ada' }, { seq: 7 }],
+        },
       ]);
       // One socket alone in its group is sent its own.
       subscriptions.unsubscribe(sockets[3]!.socket, 'profiles');
@@ -171,7 +177,12 @@ describe('an event to many subscribers', () => {
       });
       expect(sockets[0]!.sent).toEqual([['profiles:updated', { id: 'p1', owner: 'ada', phone: '556' }]]);
       expect(sent).toEqual([
-        { to: ['bob', 'cy'], event: 'profiles:updated', args: [{ id: 'p1', owner: 'ada' }, { seq: 8 }] },
+        {
+          to: ['bob', 'cy'],
+          topic: 'profiles',
+          event: 'profiles:updated',
+          args: [{ id: 'p1', owner: 'ada' }, { seq: 8 }],
+        },
       ]);
     } finally {
       subscriptions.close();

@@ -90,6 +90,52 @@ describe('socket.io transport at /socket.io/*', () => {
     socket.disconnect();
   });
 
+  it('an event reaches each subscriber once, as the subscriptions stand: after an unsubscribe and a subscribe again', async () => {
+    const server = await startRealtimeServer();
+    const sockets = await Promise.all(
+      [0, 1, 2].map(() => socketIo(server.url, { transports: ['websocket'], auth: { token: adminToken } })),
+    );
+    const seen = sockets.map(() => [] as string[]);
+    sockets.forEach((socket, i) =>
+      socket.on('books:created', (record: { title: string }) => seen[i]!.push(record.title)),
+    );
+    const write = async (title: string) => {
+      const response = await fetch(`${server.url}/books`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title, author: 'A' }),
+      });
+      expect(response.status).toBe(201);
+    };
+    for (const socket of sockets)
+      expect(await socket.emitWithAck('subscribe', 'books')).toMatchObject({ ok: true });
+    await write('all three');
+    sockets[2]!.emit('unsubscribe', 'books');
+    // Answered in order: once this is, the unsubscribe was taken.
+    expect(await sockets[2]!.emitWithAck('subscribe', 'nope')).toMatchObject({ ok: false });
+    await write('two');
+    expect(await sockets[2]!.emitWithAck('subscribe', 'books')).toMatchObject({ ok: true });
+    // Twice: the same topic again keeps one subscription.
+    expect(await sockets[0]!.emitWithAck('subscribe', 'books')).toMatchObject({ ok: true });
+    await write('three again');
+    await expect
+      .poll(() => seen)
+      .toEqual([
+        ['all three', 'two', 'three again'],
+        ['all three', 'two', 'three again'],
+        ['all three', 'three again'],
+      ]);
+    sockets[1]!.disconnect();
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.length).toBe(2);
+    await write('after one left');
+    await expect
+      .poll(() => seen.map((titles) => titles.at(-1)))
+      .toEqual(['after one left', 'three again', 'after one left']);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(seen.map((titles) => titles.length)).toEqual([4, 3, 3]);
+    for (const socket of sockets) socket.disconnect();
+  });
+
   it('the admin monitor shows connected clients and recent messages', async () => {
     const server = await startRealtimeServer();
     const socket = await socketIo(server.url, { transports: ['websocket'] });

@@ -22,7 +22,13 @@ import {
 } from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
-import { closingEvent, createSubscriptions, eventFrame, type Subscriber } from './subscriptions.js';
+import {
+  closingEvent,
+  createSubscriptions,
+  eventFrame,
+  topicRoom,
+  type Subscriber,
+} from './subscriptions.js';
 import { createTopicRequests } from './topic-requests.js';
 import { followLog } from './log-tail.js';
 import { createLiveQueries } from './live-queries.js';
@@ -226,16 +232,20 @@ export function createSocketIoServer(options: SocketIoOptions) {
     callerOf,
     logger,
     ...(options.log ? { changes: options.log.changes } : {}),
-    // Each socket is in a room of its own id: one packet, encoded once, to this process's sockets only.
-    // A plain WebSocket's frame is encoded once too.
-    broadcast: (subscribers, event, ...args) => {
+    // One packet, encoded once, to this process's sockets only: to the topic's room when they are all of its
+    // socket.io subscribers (the room holds those and no other, so the same count is the same sockets), else
+    // to the room of each one's id. A plain WebSocket's frame is encoded once too.
+    broadcast: (subscribers, topic, event, ...args) => {
       const ids: string[] = [];
       let frame: string | undefined;
       for (const subscriber of subscribers) {
         if (subscriber.sendFrame) subscriber.sendFrame((frame ??= eventFrame(event, args)));
         else ids.push(subscriber.id);
       }
-      if (ids.length > 0) io.local.to(ids).emit(event, ...(args as []));
+      if (ids.length === 0) return;
+      const room = topicRoom(topic);
+      const whole = io.sockets.adapter.rooms.get(room)?.size === ids.length;
+      io.local.to(whole ? room : ids).emit(event, ...(args as []));
     },
   });
   options.monitor.subscribers = () => {

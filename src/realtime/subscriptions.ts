@@ -24,7 +24,13 @@ export interface Subscriber {
   credential?(): TokenCredential | undefined;
   /** A plain WebSocket sends an event's frame as it is: one frame, encoded once, for many subscribers. */
   sendFrame?(frame: string): void;
+  /** A socket.io socket joins its topics' rooms (`topicRoom`), so an event to all of them is one broadcast. */
+  join?(room: string): unknown;
+  leave?(room: string): unknown;
 }
+
+/** The socket.io room of a topic's socket.io subscribers: a name no channel's room has (theirs start with the channel's name). */
+export const topicRoom = (topic: string): string => `\u0000berth-topic\u0000${topic}`;
 
 /** An event as one frame of the plain WebSocket transport: its name and its arguments. */
 export const eventFrame = (event: string, args: readonly unknown[]): string =>
@@ -58,7 +64,7 @@ export interface SubscriptionOptions {
    * Sends one event to these sockets of this process, encoded once
    * (socket.io's broadcast to their own rooms); absent: each is sent its own.
    */
-  broadcast?: (sockets: readonly Subscriber[], event: string, ...args: unknown[]) => void;
+  broadcast?: (sockets: readonly Subscriber[], topic: string, event: string, ...args: unknown[]) => void;
 }
 
 /** How many changes one read of a replay takes. */
@@ -104,11 +110,22 @@ export function createSubscriptions(options: SubscriptionOptions) {
   const standings = new Map<Subscriber, Standing>();
   const subscribers = new Map<string, Set<Subscriber>>();
   let generation = 0;
+  /** A topic's subscribers and its room are changed together: the room holds its socket.io subscribers, no other. */
+  const added = (socket: Subscriber, topic: string): void => {
+    let each = subscribers.get(topic);
+    if (!each) subscribers.set(topic, (each = new Set()));
+    each.add(socket);
+    void socket.join?.(topicRoom(topic));
+  };
+  const removed = (socket: Subscriber, topic: string): void => {
+    subscribers.get(topic)?.delete(socket);
+    void socket.leave?.(topicRoom(topic));
+  };
 
   const drop = (socket: Subscriber): void => {
     const standing = standings.get(socket);
     if (!standing) return;
-    for (const topic of standing.topics) subscribers.get(topic)?.delete(socket);
+    for (const topic of standing.topics) removed(socket, topic);
     standings.delete(socket);
   };
 
@@ -189,7 +206,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       const rules = topics.get(topic)!;
       if (judge(rules.list, caller, undefined, rules.ownership, true).allowed) continue;
       standing.topics.delete(topic);
-      subscribers.get(topic)?.delete(socket);
+      removed(socket, topic);
       socket.emit(closingEvent, {
         code: 403,
         topic,
@@ -302,7 +319,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
     ] as const) {
       if (group.length === 0) continue;
       const args = argsOf(event, rules.shown(record, seesAll));
-      if (group.length > 1 && options.broadcast) options.broadcast(group, name, ...args);
+      if (group.length > 1 && options.broadcast) options.broadcast(group, event.topic, name, ...args);
       else for (const socket of group) socket.emit(name, ...args);
     }
   };
@@ -339,9 +356,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
         Object.assign(standing, { caller, checkedAt: Date.now(), generation, stale: false });
       }
       standing.topics.add(topic);
-      let each = subscribers.get(topic);
-      if (!each) subscribers.set(topic, (each = new Set()));
-      each.add(socket);
+      added(socket, topic);
       if (at === undefined) return;
       if (since === undefined || since >= at) {
         standing.cursors.set(topic, Math.max(at, since ?? 0, standing.cursors.get(topic) ?? 0));
@@ -359,7 +374,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           );
           subscribed.topics.delete(topic);
           subscribed.cursors.delete(topic);
-          subscribers.get(topic)?.delete(socket);
+          removed(socket, topic);
           socket.emit(closingEvent, {
             code: 503,
             topic,
@@ -373,7 +388,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       if (!standing) return;
       standing.topics.delete(topic);
       standing.cursors.delete(topic);
-      subscribers.get(topic)?.delete(socket);
+      removed(socket, topic);
       if (standing.topics.size === 0) standings.delete(socket);
     },
     /** A socket that left. */
