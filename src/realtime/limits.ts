@@ -76,23 +76,46 @@ export class ConnectionLimiter {
 
 /**
  * A token bucket for one connection's messages: `perSecond` on average, in
- * bursts of up to twice that. Returns a function that says whether one more
- * message may pass now.
+ * bursts of up to twice that. An object with two numbers, where a closure
+ * would hold a context too: a server keeps one per connection.
+ *
+ * @example
+ * const rate = new MessageRate(100)
+ * if (!rate.allow()) client.close(1008, 'too many messages')
+ */
+export class MessageRate {
+  readonly #perSecond: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #last: number;
+
+  constructor(perSecond: number, now: () => number = Date.now) {
+    this.#perSecond = perSecond;
+    this.#now = now;
+    this.#tokens = perSecond * 2;
+    this.#last = now();
+  }
+
+  /** Whether one more message may pass now. */
+  allow(): boolean {
+    const time = this.#now();
+    const perSecond = this.#perSecond;
+    this.#tokens = Math.min(perSecond * 2, this.#tokens + ((time - this.#last) * perSecond) / 1000);
+    this.#last = time;
+    if (this.#tokens < 1) return false;
+    this.#tokens--;
+    return true;
+  }
+}
+
+/**
+ * `MessageRate` as a function that says whether one more message may pass now.
  *
  * @example
  * const allow = messageRate(100)
  * if (!allow()) client.close(1008, 'too many messages')
  */
 export function messageRate(perSecond: number, now: () => number = Date.now): () => boolean {
-  const capacity = perSecond * 2;
-  let tokens = capacity;
-  let last = now();
-  return () => {
-    const time = now();
-    tokens = Math.min(capacity, tokens + ((time - last) * perSecond) / 1000);
-    last = time;
-    if (tokens < 1) return false;
-    tokens--;
-    return true;
-  };
+  const rate = new MessageRate(perSecond, now);
+  return () => rate.allow();
 }

@@ -10,10 +10,11 @@ import {
   type ChannelRooms,
   type Logger,
   type RoomMember,
+  type TokenCredential,
   tokenIn,
 } from '../core/internal.js';
 import { answerInOrder } from './answer-in-order.js';
-import { messageRate, type ConnectionLimiter } from './limits.js';
+import { MessageRate, messageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 import { closingEvent, eventFrame, type Subscriber } from './subscriptions.js';
 import type { TopicRequests } from './topic-requests.js';
@@ -194,7 +195,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         undefined,
       );
     }
-    client.on('pong', () => alive.add(client));
+    client.on('pong', pongListener);
     client.on('message', (data: Buffer, isBinary: boolean) => {
       if (client.readyState !== client.OPEN) return;
       if (!allow()) {
@@ -223,134 +224,176 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   /**
    * A client of the collections' events: it subscribes as over socket.io
    * (the same requests, acks and events), each event one JSON text frame
-   * `{ event, data }`, `data` the array of the event's arguments.
+   * `{ event, data }`, `data` the array of the event's arguments. One object
+   * per connection, its methods shared (a server keeps thousands idle), and
+   * its socket's listeners shared too: they find it by its socket.
    */
-  function connectEvents(
-    client: WebSocket,
-    events: NonNullable<WebSocketChannelOptions['events']>,
-    address: string,
-    header: string | undefined,
-  ): void {
-    const id = `ws-${processTag}_${(++counter).toString(36)}`;
-    const { monitor, logger } = options;
-    let token = header;
-    let subscribed = false;
+  class EventsClient implements Subscriber {
+    readonly id = `ws-${processTag}_${(++counter).toString(36)}`;
+    /** Whether it has subscribed: a token comes before that, or not at all. */
+    #subscribed = false;
     /** The reason of the last `berth:error`: the close frame that follows it carries it too. */
-    let closing: string | undefined;
-    const send = (frame: string): void => {
+    #closing: string | undefined;
+    readonly #rate = new MessageRate(options.messageRate);
+
+    constructor(
+      readonly client: WebSocket,
+      readonly events: NonNullable<WebSocketChannelOptions['events']>,
+      readonly address: string,
+      public token: string | undefined,
+    ) {}
+
+    get connected(): boolean {
+      return this.client.readyState === this.client.OPEN;
+    }
+
+    sendFrame(frame: string): void {
+      const { client } = this;
       if (client.readyState !== client.OPEN) return;
       if (client.bufferedAmount > options.sendBuffer) {
-        closeClient(1008, notReading);
+        this.close(1008, notReading);
         // Its close frame would wait behind what it does not read: the connection ends now (it may resume).
         client.terminate();
         return;
       }
       client.send(frame);
-    };
-    const subscriber: Subscriber = {
-      id,
-      get connected() {
-        return client.readyState === client.OPEN;
-      },
-      emit(event, ...args) {
-        if (event === closingEvent) closing = (args[0] as { reason?: string } | undefined)?.reason;
-        send(eventFrame(event, args));
-      },
-      disconnect: () => closeClient(1008, closing ?? 'closed by the server'),
-      credential: () => (token === undefined ? undefined : { token, address }),
-      sendFrame: send,
-    };
-    function closeClient(code: number, reason: string): void {
-      if (client.readyState !== client.OPEN) return;
-      logger.warn({ clientId: id, code }, `websocket ${id} on ${events.path} closed (${code}): ${reason}`);
-      client.close(code, closeReason(reason));
     }
-    const answer = (ack: unknown, value: object): void => {
-      if (ack !== undefined) send(JSON.stringify({ id: ack, ack: value }));
-    };
-    options.connections.opened(address);
-    monitor.connected(id, 'websocket', address);
-    alive.add(client);
-    const allow = messageRate(options.messageRate);
-    client.on('pong', () => alive.add(client));
-    client.on('message', (data: Buffer, isBinary: boolean) => {
-      if (client.readyState !== client.OPEN) return;
-      if (!allow()) {
+
+    emit(event: string, ...args: unknown[]): void {
+      if (event === closingEvent) this.#closing = (args[0] as { reason?: string } | undefined)?.reason;
+      this.sendFrame(eventFrame(event, args));
+    }
+
+    disconnect(): void {
+      this.close(1008, this.#closing ?? 'closed by the server');
+    }
+
+    credential(): TokenCredential | undefined {
+      return this.token === undefined ? undefined : { token: this.token, address: this.address };
+    }
+
+    close(code: number, reason: string): void {
+      if (!this.connected) return;
+      options.logger.warn(
+        { clientId: this.id, code },
+        `websocket ${this.id} on ${this.events.path} closed (${code}): ${reason}`,
+      );
+      this.client.close(code, closeReason(reason));
+    }
+
+    answer(ack: unknown, value: object): void {
+      if (ack !== undefined) this.sendFrame(JSON.stringify({ id: ack, ack: value }));
+    }
+
+    received(data: Buffer, isBinary: boolean): void {
+      if (!this.connected) return;
+      if (!this.#rate.allow()) {
         // Told first, as over socket.io; the client may come back (and resume) after a while.
         const reason = `too many messages: the limit is ${options.messageRate} per second`;
-        subscriber.emit(closingEvent, { code: 1008, reason });
-        return closeClient(1008, reason);
+        this.emit(closingEvent, { code: 1008, reason });
+        return this.close(1008, reason);
       }
       const message = eventsMessage(data, isBinary);
       // Bad input is answered, and the connection stays.
       if ('error' in message) {
-        if (message.id !== undefined) answer(message.id, { ok: false, error: message.error });
-        else send(JSON.stringify({ error: message.error }));
+        if (message.id !== undefined) this.answer(message.id, { ok: false, error: message.error });
+        else this.sendFrame(JSON.stringify({ error: message.error }));
         return;
       }
+      const { requests, path } = this.events;
       // A token never goes to the admin monitor's recent messages.
-      monitor.message(
-        id,
-        events.path,
+      options.monitor.message(
+        this.id,
+        path,
         'in',
         message.event === 'auth' ? { token: '…' } : (message.data ?? null),
       );
-      if (message.event === 'auth') {
-        const given = (message.data as { token?: unknown } | null | undefined)?.token;
-        if (subscribed)
-          return answer(message.id, {
-            ok: false,
-            error: 'auth comes before the first subscribe: connect again to be someone else',
-          });
-        if (typeof given !== 'string' || given === '')
-          return answer(message.id, {
-            ok: false,
-            error: 'send { "event": "auth", "data": { "token": "…" } }',
-          });
-        token = given;
-        // Checked now, so that a client with a wrong token hears so instead of subscribing as nobody.
-        void events.requests.callerOf(subscriber).then(
-          (caller) => {
-            if (caller === null) {
-              token = undefined;
-              return answer(message.id, {
-                ok: false,
-                code: 401,
-                error: 'the token is not valid (expired or revoked): log in again, then send it',
-              });
-            }
-            answer(message.id, { ok: true });
-          },
-          (error: unknown) => {
-            logger.warn({ clientId: id, err: error }, `realtime: the token of ${id} could not be checked`);
-            answer(message.id, {
-              ok: false,
-              code: 503,
-              error: 'the token cannot be checked right now: try again shortly',
-            });
-          },
-        );
-        return;
-      }
+      if (message.event === 'auth') return this.authenticate(message.data, message.id);
       if (message.event === 'unsubscribe') {
-        events.requests.unsubscribe(subscriber, message.data);
-        return answer(message.id, { ok: true });
+        requests.unsubscribe(this, message.data);
+        return this.answer(message.id, { ok: true });
       }
-      subscribed = true;
+      this.#subscribed = true;
       // It never rejects: a failure is its answer.
-      void events.requests.subscribe(subscriber, message.data, (value) => answer(message.id, value));
-    });
-    client.on('error', (error: Error) => {
-      logger.warn(
-        { clientId: id, reason: error.message },
-        `websocket ${id} on ${events.path} closed: ${error.message}`,
+      void requests.subscribe(this, message.data, (value) => this.answer(message.id, value));
+    }
+
+    authenticate(data: unknown, ack: unknown): void {
+      const given = (data as { token?: unknown } | null | undefined)?.token;
+      if (this.#subscribed)
+        return this.answer(ack, {
+          ok: false,
+          error: 'auth comes before the first subscribe: connect again to be someone else',
+        });
+      if (typeof given !== 'string' || given === '')
+        return this.answer(ack, { ok: false, error: 'send { "event": "auth", "data": { "token": "…" } }' });
+      this.token = given;
+      // Checked now, so that a client with a wrong token hears so instead of subscribing as nobody.
+      void this.events.requests.callerOf(this).then(
+        (caller) => {
+          if (caller === null) {
+            this.token = undefined;
+            return this.answer(ack, {
+              ok: false,
+              code: 401,
+              error: 'the token is not valid (expired or revoked): log in again, then send it',
+            });
+          }
+          this.answer(ack, { ok: true });
+        },
+        (error: unknown) => {
+          options.logger.warn(
+            { clientId: this.id, err: error },
+            `realtime: the token of ${this.id} could not be checked`,
+          );
+          this.answer(ack, {
+            ok: false,
+            code: 503,
+            error: 'the token cannot be checked right now: try again shortly',
+          });
+        },
       );
-    });
-    client.on('close', () => {
-      events.requests.drop(subscriber);
-      options.connections.closed(address);
-      monitor.disconnected(id);
-    });
+    }
+
+    closed(): void {
+      this.events.requests.drop(this);
+      options.connections.closed(this.address);
+      options.monitor.disconnected(this.id);
+    }
+  }
+  const eventsClients = new WeakMap<WebSocket, EventsClient>();
+  // The events clients' listeners: one set for all of them (`this` is the socket).
+  function eventsMessageListener(this: WebSocket, data: Buffer, isBinary: boolean): void {
+    eventsClients.get(this)?.received(data, isBinary);
+  }
+  function eventsErrorListener(this: WebSocket, error: Error): void {
+    const client = eventsClients.get(this);
+    options.logger.warn(
+      { clientId: client?.id, reason: error.message },
+      `websocket ${client?.id} on ${client?.events.path} closed: ${error.message}`,
+    );
+  }
+  function eventsCloseListener(this: WebSocket): void {
+    eventsClients.get(this)?.closed();
+  }
+  function pongListener(this: WebSocket): void {
+    alive.add(this);
+  }
+  function connectEvents(
+    socket: WebSocket,
+    events: NonNullable<WebSocketChannelOptions['events']>,
+    address: string,
+    header: string | undefined,
+  ): void {
+    const client = new EventsClient(socket, events, address, header);
+    eventsClients.set(socket, client);
+    options.connections.opened(address);
+    options.monitor.connected(client.id, 'websocket', address);
+    alive.add(socket);
+    socket.on('pong', pongListener);
+    socket.on('message', eventsMessageListener);
+    socket.on('error', eventsErrorListener);
+    socket.on('close', eventsCloseListener);
   }
 
   const { events } = options;
