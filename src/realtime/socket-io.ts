@@ -20,7 +20,7 @@ import {
   type Topic,
   tokenIn,
 } from '../core/internal.js';
-import { answerInOrder } from './answer-in-order.js';
+import { Conversation } from './answer-in-order.js';
 import { messageRate, type ConnectionLimiter } from './limits.js';
 import {
   closingEvent,
@@ -323,11 +323,11 @@ export function createSocketIoServer(options: SocketIoOptions) {
       entered: (channel, room) => void socket.join(roomKey(channel, room)),
       exited: (channel, room) => void socket.leave(roomKey(channel, room)),
     };
-    const conversation = answerInOrder<Acknowledge | undefined>(
-      (channel) => rooms.context(member, channel),
+    const conversation = new Conversation<Acknowledge | undefined>(
       // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
       { messages: options.messageRate * 2, bytes: options.sendBuffer },
       {
+        context: (channel) => rooms.context(member, channel),
         answer: (channel, reply, acknowledge) => {
           monitor.message(socket.id, channel.name, 'out', reply);
           socket.emit(channel.name, reply);

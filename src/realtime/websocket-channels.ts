@@ -9,12 +9,14 @@ import {
   type ChannelReply,
   type ChannelRooms,
   type Logger,
+  type ChannelContext,
+  type RoomEvent,
   type RoomMember,
   type TokenCredential,
   tokenIn,
 } from '../core/internal.js';
-import { answerInOrder } from './answer-in-order.js';
-import { MessageRate, messageRate, type ConnectionLimiter } from './limits.js';
+import { Conversation, type ConversationHooks } from './answer-in-order.js';
+import { MessageRate, type ConnectionLimiter } from './limits.js';
 import type { RealtimeMonitor } from './monitor.js';
 import { closingEvent, eventFrame, type Subscriber } from './subscriptions.js';
 import type { TopicRequests } from './topic-requests.js';
@@ -125,7 +127,6 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
   const byPath = new Map(options.channels.map((channel) => [`/${channel.name}`, channel]));
   let counter = 0;
-  // Client ids are unique across workers and instances too (a room's `present` lists them together).
   const processTag = Math.random().toString(36).slice(2, 8);
   const alive = new WeakSet<WebSocket>();
   /** Why a client with more than `sendBuffer` bytes waiting to be sent to it is closed. */
@@ -143,82 +144,112 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   }, options.pingInterval);
   heartbeat.unref();
 
-  function connect(client: WebSocket, channel: ChannelDefinition, address: string, rooms: string[]): void {
-    const id = `ws-${processTag}_${(++counter).toString(36)}`;
-    const { monitor, logger } = options;
-    const member: RoomMember = {
-      clientId: id,
-      deliver: (_channel, event) => {
-        if (client.readyState !== client.OPEN) return;
-        if (client.bufferedAmount > options.sendBuffer) return closeClient(1008, notReading);
-        client.send(roomFrame(event));
-      },
-    };
-    options.connections.opened(address);
-    monitor.connected(id, 'websocket', address);
-    alive.add(client);
-    const allow = messageRate(options.messageRate);
-    const conversation = answerInOrder(
-      (channel) => options.rooms.context(member, channel),
-      // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
-      { messages: options.messageRate * 2, bytes: options.sendBuffer },
-      {
-        answer: (_channel, reply) => {
-          const frame = frameOf(channel, reply);
-          if (client.readyState !== client.OPEN) return;
-          if (client.bufferedAmount > options.sendBuffer) return closeClient(1008, notReading);
-          monitor.message(id, channel.name, 'out', reply);
-          client.send(frame);
-        },
-        failed: (_channel, error) => {
-          logger.error(
-            { clientId: id, channel: channel.name, err: error },
-            `the ${channel.name} channel failed on a message from ${id}; that client is closed`,
-          );
-          client.close(1011, closeReason(`the ${channel.name} channel failed on this message`));
-        },
-        overflowed: (reason) => closeClient(1008, reason),
-      },
-    );
-    function closeClient(code: number, reason: string): void {
-      conversation.stop();
-      logger.warn({ clientId: id, code }, `websocket ${id} on /${channel.name} closed (${code}): ${reason}`);
-      client.close(code, closeReason(reason));
+  /** A client's id: unique across workers and instances too (a room's `present` lists them together). */
+  const nextId = (): string => `ws-${processTag}_${(++counter).toString(36)}`;
+  // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
+  const waitingLimits = { messages: options.messageRate * 2, bytes: options.sendBuffer };
+
+  /**
+   * A client of one channel: a member of its rooms, and its conversation's
+   * hooks. One object per connection, its methods shared, and its socket's
+   * listeners shared too: they find it by its socket.
+   */
+  class ChannelClient implements RoomMember, ConversationHooks<undefined> {
+    readonly clientId = nextId();
+    readonly conversation = new Conversation<undefined>(waitingLimits, this);
+    readonly #rate = new MessageRate(options.messageRate);
+
+    constructor(
+      readonly client: WebSocket,
+      readonly channel: ChannelDefinition,
+      readonly address: string,
+    ) {}
+
+    deliver(_channel: ChannelDefinition, event: RoomEvent): void {
+      const { client } = this;
+      if (client.readyState !== client.OPEN) return;
+      if (client.bufferedAmount > options.sendBuffer) return this.close(1008, notReading);
+      client.send(roomFrame(event));
     }
-    for (const room of rooms) {
-      conversation.perform(
-        channel,
+
+    context(channel: ChannelDefinition): ChannelContext {
+      return options.rooms.context(this, channel);
+    }
+
+    answer(_channel: ChannelDefinition, reply: Exclude<ChannelReply, undefined>): void {
+      const { client, channel } = this;
+      const frame = frameOf(channel, reply);
+      if (client.readyState !== client.OPEN) return;
+      if (client.bufferedAmount > options.sendBuffer) return this.close(1008, notReading);
+      options.monitor.message(this.clientId, channel.name, 'out', reply);
+      client.send(frame);
+    }
+
+    failed(_channel: ChannelDefinition, error: unknown): void {
+      const { channel, clientId } = this;
+      options.logger.error(
+        { clientId, channel: channel.name, err: error },
+        `the ${channel.name} channel failed on a message from ${clientId}; that client is closed`,
+      );
+      this.client.close(1011, closeReason(`the ${channel.name} channel failed on this message`));
+    }
+
+    overflowed(reason: string): void {
+      this.close(1008, reason);
+    }
+
+    close(code: number, reason: string): void {
+      this.conversation.stop();
+      options.logger.warn(
+        { clientId: this.clientId, code },
+        `websocket ${this.clientId} on /${this.channel.name} closed (${code}): ${reason}`,
+      );
+      this.client.close(code, closeReason(reason));
+    }
+
+    /** Joins a room a URL asked for, in its turn among the messages. */
+    joinAsked(room: string): void {
+      this.conversation.perform(
+        this.channel,
         () =>
-          options.rooms.join(member, channel, room).catch((error: Error) => {
-            closeClient(1008, `joining room ${room} was refused: ${error.message}`);
+          options.rooms.join(this, this.channel, room).catch((error: Error) => {
+            this.close(1008, `joining room ${room} was refused: ${error.message}`);
           }),
         undefined,
       );
     }
-    client.on('pong', pongListener);
-    client.on('message', (data: Buffer, isBinary: boolean) => {
+
+    received(data: Buffer, isBinary: boolean): void {
+      const { client, channel } = this;
       if (client.readyState !== client.OPEN) return;
-      if (!allow()) {
-        return closeClient(1008, `too many messages: the limit is ${options.messageRate} per second`);
+      if (!this.#rate.allow()) {
+        return this.close(1008, `too many messages: the limit is ${options.messageRate} per second`);
       }
       const message = isBinary
         ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
         : data.toString('utf8');
-      monitor.message(id, channel.name, 'in', message);
-      conversation.receive(channel, message, undefined);
-    });
-    client.on('error', (error: Error & { code?: string }) => {
-      logger.warn(
-        { clientId: id, reason: error.message },
-        `websocket ${id} on /${channel.name} closed: ${error.message}`,
+      options.monitor.message(this.clientId, channel.name, 'in', message);
+      this.conversation.receive(channel, message, undefined);
+    }
+
+    errored(error: Error): void {
+      options.logger.warn(
+        { clientId: this.clientId, reason: error.message },
+        `websocket ${this.clientId} on /${this.channel.name} closed: ${error.message}`,
       );
-    });
-    client.on('close', () => {
-      conversation.stop();
-      void options.rooms.disconnect(member);
-      options.connections.closed(address);
-      monitor.disconnected(id);
-    });
+    }
+
+    closed(): void {
+      this.conversation.stop();
+      void options.rooms.disconnect(this);
+      options.connections.closed(this.address);
+      options.monitor.disconnected(this.clientId);
+    }
+  }
+  function connect(socket: WebSocket, channel: ChannelDefinition, address: string, rooms: string[]): void {
+    const client = new ChannelClient(socket, channel, address);
+    attach(socket, client, client.clientId, address);
+    for (const room of rooms) client.joinAsked(room);
   }
 
   /**
@@ -229,7 +260,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
    * its socket's listeners shared too: they find it by its socket.
    */
   class EventsClient implements Subscriber {
-    readonly id = `ws-${processTag}_${(++counter).toString(36)}`;
+    readonly id = nextId();
     /** Whether it has subscribed: a token comes before that, or not at all. */
     #subscribed = false;
     /** The reason of the last `berth:error`: the close frame that follows it carries it too. */
@@ -355,29 +386,48 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       );
     }
 
+    errored(error: Error): void {
+      options.logger.warn(
+        { clientId: this.id, reason: error.message },
+        `websocket ${this.id} on ${this.events.path} closed: ${error.message}`,
+      );
+    }
+
     closed(): void {
       this.events.requests.drop(this);
       options.connections.closed(this.address);
       options.monitor.disconnected(this.id);
     }
   }
-  const eventsClients = new WeakMap<WebSocket, EventsClient>();
-  // The events clients' listeners: one set for all of them (`this` is the socket).
-  function eventsMessageListener(this: WebSocket, data: Buffer, isBinary: boolean): void {
-    eventsClients.get(this)?.received(data, isBinary);
+  const clients = new WeakMap<WebSocket, ChannelClient | EventsClient>();
+  // The clients' listeners: one set for all of them (`this` is the socket, which finds its client).
+  function messageListener(this: WebSocket, data: Buffer, isBinary: boolean): void {
+    clients.get(this)?.received(data, isBinary);
   }
-  function eventsErrorListener(this: WebSocket, error: Error): void {
-    const client = eventsClients.get(this);
-    options.logger.warn(
-      { clientId: client?.id, reason: error.message },
-      `websocket ${client?.id} on ${client?.events.path} closed: ${error.message}`,
-    );
+  function errorListener(this: WebSocket, error: Error): void {
+    clients.get(this)?.errored(error);
   }
-  function eventsCloseListener(this: WebSocket): void {
-    eventsClients.get(this)?.closed();
+  function closeListener(this: WebSocket): void {
+    clients.get(this)?.closed();
   }
   function pongListener(this: WebSocket): void {
     alive.add(this);
+  }
+  /** A client's connection is counted, shown in the monitor and kept alive; its socket's events go to it. */
+  function attach(
+    socket: WebSocket,
+    client: ChannelClient | EventsClient,
+    id: string,
+    address: string,
+  ): void {
+    clients.set(socket, client);
+    options.connections.opened(address);
+    options.monitor.connected(id, 'websocket', address);
+    alive.add(socket);
+    socket.on('pong', pongListener);
+    socket.on('message', messageListener);
+    socket.on('error', errorListener);
+    socket.on('close', closeListener);
   }
   function connectEvents(
     socket: WebSocket,
@@ -386,14 +436,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     header: string | undefined,
   ): void {
     const client = new EventsClient(socket, events, address, header);
-    eventsClients.set(socket, client);
-    options.connections.opened(address);
-    options.monitor.connected(client.id, 'websocket', address);
-    alive.add(socket);
-    socket.on('pong', pongListener);
-    socket.on('message', eventsMessageListener);
-    socket.on('error', eventsErrorListener);
-    socket.on('close', eventsCloseListener);
+    attach(socket, client, client.id, address);
   }
 
   const { events } = options;
