@@ -33,6 +33,7 @@ const unavailableCodes = new Set([
 ]);
 
 export const postgresDialect: SqlDialect = {
+  now: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   name: 'postgres',
   placeholder: (index) => `$${index}`,
   // PostgreSQL puts NULL last ascending unless told: an index says where lists put it.

@@ -20,6 +20,9 @@ import { decodeFor, encodeFor, quote } from './sql/dialect.js';
 import type { Column } from './sql/sql-list.js';
 import type { SqlRow } from './sql/sql-connection.js';
 
+/** SQLite's time as a change keeps it (`SqlDialect.now`): read when the statement runs. */
+export const sqliteNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
 /** A statement run with the triggers armed: its rows, and the seq its change was given (0: no row was written). */
 export type ArmedRun = (meta: WriteMeta, sql: string, params: readonly unknown[]) => Eventually<ArmedRows>;
 
@@ -82,17 +85,13 @@ export function triggerLoggedWrites(
         return `${literal(name)}, ${sql.asJson ? sql.asJson(column) : column}`;
       })
       .join(', ')})`;
-  // A create's or an update's time is the one the data layer gave its record (its updatedAt, set for this very
-  // write): no clock read in the statement. A delete's is read now.
-  const at = (action: string): string =>
-    action === 'deleted' ? `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : `NEW."updatedAt"`;
   const trigger = (event: 'INSERT' | 'UPDATE' | 'DELETE', action: string, row: 'NEW' | 'OLD'): string => {
     const name = quote(`berth_log_${collection.name}_${action}`);
     return (
       `DROP TRIGGER IF EXISTS temp.${name}; ` +
       `CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${table} WHEN berth_logging() BEGIN ` +
       `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
-      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), ${at(action)}); ` +
+      `VALUES (${literal(collection.name)}, ${row}."id", '${action}', ${jsonOf(row)}, berth_actor(), berth_mutation(), ${sqliteNow}); ` +
       `SELECT berth_logged(last_insert_rowid()); END;`
     );
   };

@@ -12,13 +12,14 @@ import type { SqlConnection, SqlRow } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { appendChange, sqliteChangeLog } from './sql/sql-change-log.js';
 import { translate } from './sql/sql-repository.js';
-import { armTriggers, triggerLoggedWrites, type ArmedRun } from './sqlite-logged-writes.js';
+import { armTriggers, sqliteNow, triggerLoggedWrites, type ArmedRun } from './sqlite-logged-writes.js';
 import type { ExistingColumn, SqlSchemaEditor } from './sql/sql-migrations.js';
 
 /** Prepared statements kept per database; the least recently used go first. */
 export const statementCacheLimit = 200;
 
 export const sqliteDialect: SqlDialect = {
+  now: sqliteNow,
   name: 'sqlite',
   placeholder: () => '?',
   // SQLite orders NULL before every value, in an index too: ascending puts it first, descending last.

@@ -11,6 +11,12 @@ export interface SqlDialect {
   readonly name: string;
   /** The n-th parameter (1-based): `?` or `$n`. */
   placeholder(index: number): string;
+  /**
+   * The time as the engine reads it when the statement runs, as ISO 8601 text in UTC with milliseconds
+   * (`2026-11-27T05:30:00.123Z`): a change's time, taken where its seq is drawn, so that times rise with seqs
+   * (one clock for every writer, even where instances' clocks differ).
+   */
+  readonly now: string;
   /** A key of an index, its NULLs where lists put them: first ascending, last descending. */
   indexKey(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
   /** SQL true when `column` holds `text` (case-insensitive); `next` takes a parameter's value and gives its placeholder. */

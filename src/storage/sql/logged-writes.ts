@@ -39,14 +39,10 @@ export function statementLoggedWrites(
   const statement = (write: string, action: string, next: number): string =>
     `WITH berth_lock AS (${writeLock}), written AS (${write} RETURNING ${list}), ` +
     `logged AS (INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) ` +
-    `SELECT ${p(next)}, written."id", '${action}', to_jsonb(written)${hidden}, ${p(next + 1)}, ${p(next + 2)}, ${p(next + 3)} FROM written RETURNING seq) ` +
+    `SELECT ${p(next)}, written."id", '${action}', to_jsonb(written)${hidden}, ${p(next + 1)}, ${p(next + 2)}, ${dialect.now} FROM written RETURNING seq) ` +
     `SELECT written.*, logged.seq AS "berth:seq" FROM written, logged`;
-  const change = (meta: WriteMeta): unknown[] => [
-    collection.name,
-    meta.actor,
-    meta.mutationId,
-    new Date().toISOString(),
-  ];
+  // The change's time is the engine's, read once the write lock is held (the row comes from `written`).
+  const change = (meta: WriteMeta): unknown[] => [collection.name, meta.actor, meta.mutationId];
   const answer = (row: SqlRow | undefined): LoggedWrite | undefined => {
     if (!row) return undefined;
     // A name no field can take (a field's name has no colon).

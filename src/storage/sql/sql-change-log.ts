@@ -63,16 +63,8 @@ export async function appendChange(
 ): Promise<number> {
   const p = (index: number) => dialect.placeholder(index);
   const [row] = await connection.all(
-    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}) RETURNING seq`,
-    [
-      entry.collection,
-      entry.id,
-      entry.action,
-      JSON.stringify(entry.record),
-      entry.actor,
-      entry.mutationId,
-      new Date().toISOString(),
-    ],
+    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${dialect.now}) RETURNING seq`,
+    [entry.collection, entry.id, entry.action, JSON.stringify(entry.record), entry.actor, entry.mutationId],
   );
   return Number(row!.seq);
 }
@@ -126,8 +118,8 @@ const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): P
 export async function cutOn(over: SqlConnection, dialect: SqlDialect, collection: string): Promise<number> {
   const p = (index: number) => dialect.placeholder(index);
   const [row] = await over.all(
-    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, '', 'loaded', '{}', NULL, NULL, ${p(2)}) RETURNING seq`,
-    [collection, new Date().toISOString()],
+    `INSERT INTO berth_changes (collection, record_id, action, record, actor, mutation_id, at) VALUES (${p(1)}, '', 'loaded', '{}', NULL, NULL, ${dialect.now}) RETURNING seq`,
+    [collection],
   );
   const seq = Number(row!.seq);
   await trimOn(over, dialect, seq);
