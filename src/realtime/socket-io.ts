@@ -8,9 +8,12 @@ import {
   type ChangeEvent,
   type ChangeLogDriver,
   roomKey,
+  type ChannelContext,
   type ChannelDefinition,
+  type ChannelReply,
   type ChannelRooms,
   type CollectionDefinition,
+  type RoomEvent,
   type RoomMember,
   type Storage,
   type ChannelMessage,
@@ -20,8 +23,8 @@ import {
   type Topic,
   tokenIn,
 } from '../core/internal.js';
-import { Conversation } from './answer-in-order.js';
-import { messageRate, type ConnectionLimiter } from './limits.js';
+import { Conversation, type ConversationHooks } from './answer-in-order.js';
+import { MessageRate, type ConnectionLimiter } from './limits.js';
 import {
   closingEvent,
   createSubscriptions,
@@ -289,125 +292,180 @@ export function createSocketIoServer(options: SocketIoOptions) {
     socket.disconnect(true);
   };
 
+  type Acknowledge = (value: unknown) => void;
+  const { rooms } = options;
+  // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
+  const waitingLimits = { messages: options.messageRate * 2, bytes: options.sendBuffer };
+
+  /**
+   * A socket.io client: a member of its channels' rooms, and its
+   * conversation's hooks. One object per connection, its methods shared,
+   * and its socket's listeners shared too: they find it by its socket.
+   */
+  class SocketClient implements RoomMember, ConversationHooks<Acknowledge | undefined> {
+    readonly conversation = new Conversation<Acknowledge | undefined>(waitingLimits, this);
+    readonly rate = new MessageRate(options.messageRate);
+
+    constructor(readonly socket: Socket) {}
+
+    get clientId(): string {
+      return this.socket.id;
+    }
+
+    // Broadcasts arrive as `<channel>:message` (message, { room, from }), presence as `<channel>:join` / `:leave`.
+    deliver(channel: ChannelDefinition, event: RoomEvent): void {
+      if (event.type === 'message')
+        this.socket.emit(`${channel.name}:message`, event.message, { room: event.room, from: event.from });
+      else this.socket.emit(`${channel.name}:${event.type}`, { room: event.room, client: event.client });
+    }
+
+    // Mirrored in socket.io's own rooms, so io.in(key) sees the members too.
+    entered(channel: string, room: string): void {
+      void this.socket.join(roomKey(channel, room));
+    }
+
+    exited(channel: string, room: string): void {
+      void this.socket.leave(roomKey(channel, room));
+    }
+
+    context(channel: ChannelDefinition): ChannelContext {
+      return rooms.context(this, channel);
+    }
+
+    answer(
+      channel: ChannelDefinition,
+      reply: Exclude<ChannelReply, undefined>,
+      acknowledge?: Acknowledge,
+    ): void {
+      monitor.message(this.socket.id, channel.name, 'out', reply);
+      this.socket.emit(channel.name, reply);
+      acknowledge?.(reply);
+    }
+
+    failed(channel: ChannelDefinition, error: unknown, acknowledge?: Acknowledge): void {
+      const { id } = this.socket;
+      logger.error(
+        { clientId: id, channel: channel.name, err: error },
+        `the ${channel.name} channel failed on a message from ${id}; that client is closed`,
+      );
+      const reason = `the ${channel.name} channel failed on this message`;
+      acknowledge?.({ error: reason });
+      closeClient(this.socket, 1011, reason);
+    }
+
+    overflowed(reason: string): void {
+      logger.warn({ clientId: this.socket.id }, `realtime client ${this.socket.id} closed: ${reason}`);
+      closeClient(this.socket, 1008, reason);
+    }
+
+    /** One more packet from the client, within its message rate, or the client is closed. */
+    admit(next: (error?: Error) => void): void {
+      if (this.rate.allow()) return next();
+      const { id } = this.socket;
+      logger.warn(
+        { clientId: id },
+        `realtime client ${id} closed: over ${options.messageRate} messages per second`,
+      );
+      closeClient(this.socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
+    }
+  }
+
+  const clients = new WeakMap<Socket, SocketClient>();
+  // The clients' listeners: one set for all of them (`this` is the socket, which finds its client).
+  function disconnectListener(this: Socket, reason: string): void {
+    monitor.disconnected(this.id);
+    if (reason === 'transport error' || reason === 'parse error') {
+      logger.warn({ clientId: this.id, reason }, `realtime client ${this.id} dropped: ${reason}`);
+    }
+    const client = clients.get(this);
+    if (client) {
+      client.conversation.stop();
+      void rooms.disconnect(client);
+    }
+    requests.drop(this);
+  }
+  // Joins and leaves take their turn with the client's messages: a message sent after a join is in the room.
+  function joinListener(this: Socket, given: unknown, acknowledge?: unknown): void {
+    const client = clients.get(this);
+    if (!client) return;
+    const answer = (value: object): void => {
+      if (typeof acknowledge === 'function') acknowledge(value);
+    };
+    const request = roomRequest(rooms, given);
+    if ('error' in request) return answer({ ok: false, error: request.error });
+    const { channel, room } = request;
+    client.conversation.perform(
+      channel,
+      async () => {
+        try {
+          await rooms.join(client, channel, room);
+        } catch (error) {
+          return answer({ ok: false, error: (error as Error).message });
+        }
+        // Asking other instances who is there must not hold up the client's next messages.
+        void rooms.present(channel, room).then((present) => answer({ ok: true, room, present }));
+      },
+      undefined,
+    );
+  }
+  function leaveListener(this: Socket, given: unknown, acknowledge?: unknown): void {
+    const client = clients.get(this);
+    if (!client) return;
+    const request = roomRequest(rooms, given);
+    if ('error' in request) {
+      if (typeof acknowledge === 'function') acknowledge({ ok: false, error: request.error });
+      return;
+    }
+    const { channel, room } = request;
+    client.conversation.perform(
+      channel,
+      async () => {
+        await rooms.leave(client, channel, room);
+        if (typeof acknowledge === 'function') acknowledge({ ok: true, room });
+      },
+      undefined,
+    );
+  }
+  const channelListeners = options.channels.map(
+    (channel) =>
+      [
+        channel.name,
+        function channelListener(this: Socket, value: unknown, acknowledge?: unknown): void {
+          monitor.message(this.id, channel.name, 'in', value);
+          clients
+            .get(this)
+            ?.conversation.receive(
+              channel,
+              asChannelMessage(value),
+              typeof acknowledge === 'function' ? (acknowledge as Acknowledge) : undefined,
+            );
+        },
+      ] as const,
+  );
+  // It never rejects: a failure is its answer.
+  function subscribeListener(this: Socket, given: unknown, acknowledge?: unknown): void {
+    void requests.subscribe(this, given, (value) => {
+      if (typeof acknowledge === 'function') acknowledge(value);
+    });
+  }
+  function unsubscribeListener(this: Socket, given: unknown): void {
+    requests.unsubscribe(this, given);
+  }
+
   io.on('connection', (socket: Socket) => {
+    const client = new SocketClient(socket);
+    clients.set(socket, client);
     monitor.connected(socket.id, socket.conn.transport.name, addressOf(socket));
     socket.conn.on('upgrade', (transport: { name: string }) =>
       monitor.transportChanged(socket.id, transport.name),
     );
-    socket.on('disconnect', (reason) => {
-      monitor.disconnected(socket.id);
-      if (reason === 'transport error' || reason === 'parse error') {
-        logger.warn({ clientId: socket.id, reason }, `realtime client ${socket.id} dropped: ${reason}`);
-      }
-    });
-    const allow = messageRate(options.messageRate);
-    socket.use((_packet, next) => {
-      if (allow()) return next();
-      logger.warn(
-        { clientId: socket.id },
-        `realtime client ${socket.id} closed: over ${options.messageRate} messages per second`,
-      );
-      closeClient(socket, 1008, `too many messages: the limit is ${options.messageRate} per second`);
-    });
-    type Acknowledge = (value: unknown) => void;
-    const { rooms } = options;
-    // Broadcasts arrive as `<channel>:message` (message, { room, from }), presence as `<channel>:join` / `:leave`.
-    const member: RoomMember = {
-      clientId: socket.id,
-      deliver: (channel, event) => {
-        if (event.type === 'message')
-          socket.emit(`${channel.name}:message`, event.message, { room: event.room, from: event.from });
-        else socket.emit(`${channel.name}:${event.type}`, { room: event.room, client: event.client });
-      },
-      // Mirrored in socket.io's own rooms, so io.in(key) sees the members too.
-      entered: (channel, room) => void socket.join(roomKey(channel, room)),
-      exited: (channel, room) => void socket.leave(roomKey(channel, room)),
-    };
-    const conversation = new Conversation<Acknowledge | undefined>(
-      // While an async handler works: one burst of messages may wait, and no more bytes than may wait to be sent.
-      { messages: options.messageRate * 2, bytes: options.sendBuffer },
-      {
-        context: (channel) => rooms.context(member, channel),
-        answer: (channel, reply, acknowledge) => {
-          monitor.message(socket.id, channel.name, 'out', reply);
-          socket.emit(channel.name, reply);
-          acknowledge?.(reply);
-        },
-        failed: (channel, error, acknowledge) => {
-          logger.error(
-            { clientId: socket.id, channel: channel.name, err: error },
-            `the ${channel.name} channel failed on a message from ${socket.id}; that client is closed`,
-          );
-          const reason = `the ${channel.name} channel failed on this message`;
-          acknowledge?.({ error: reason });
-          closeClient(socket, 1011, reason);
-        },
-        overflowed: (reason) => {
-          logger.warn({ clientId: socket.id }, `realtime client ${socket.id} closed: ${reason}`);
-          closeClient(socket, 1008, reason);
-        },
-      },
-    );
-    socket.on('disconnect', () => {
-      conversation.stop();
-      void rooms.disconnect(member);
-    });
-    // Joins and leaves take their turn with the client's messages: a message sent after a join is in the room.
-    socket.on('join', (given: unknown, acknowledge?: unknown) => {
-      const answer = (value: object): void => {
-        if (typeof acknowledge === 'function') acknowledge(value);
-      };
-      const request = roomRequest(rooms, given);
-      if ('error' in request) return answer({ ok: false, error: request.error });
-      const { channel, room } = request;
-      conversation.perform(
-        channel,
-        async () => {
-          try {
-            await rooms.join(member, channel, room);
-          } catch (error) {
-            return answer({ ok: false, error: (error as Error).message });
-          }
-          // Asking other instances who is there must not hold up the client's next messages.
-          void rooms.present(channel, room).then((present) => answer({ ok: true, room, present }));
-        },
-        undefined,
-      );
-    });
-    socket.on('leave', (given: unknown, acknowledge?: unknown) => {
-      const request = roomRequest(rooms, given);
-      if ('error' in request) {
-        if (typeof acknowledge === 'function') acknowledge({ ok: false, error: request.error });
-        return;
-      }
-      const { channel, room } = request;
-      conversation.perform(
-        channel,
-        async () => {
-          await rooms.leave(member, channel, room);
-          if (typeof acknowledge === 'function') acknowledge({ ok: true, room });
-        },
-        undefined,
-      );
-    });
-    for (const channel of options.channels) {
-      socket.on(channel.name, (value: unknown, acknowledge?: unknown) => {
-        monitor.message(socket.id, channel.name, 'in', value);
-        conversation.receive(
-          channel,
-          asChannelMessage(value),
-          typeof acknowledge === 'function' ? (acknowledge as Acknowledge) : undefined,
-        );
-      });
-    }
-    // It never rejects: a failure is its answer.
-    socket.on('subscribe', (given: unknown, acknowledge?: unknown) =>
-      requests.subscribe(socket, given, (value) => {
-        if (typeof acknowledge === 'function') acknowledge(value);
-      }),
-    );
-    socket.on('unsubscribe', (given: unknown) => requests.unsubscribe(socket, given));
-    socket.on('disconnect', () => requests.drop(socket));
+    socket.use((_packet, next) => client.admit(next));
+    socket.on('disconnect', disconnectListener);
+    socket.on('join', joinListener);
+    socket.on('leave', leaveListener);
+    for (const [name, listener] of channelListeners) socket.on(name, listener);
+    socket.on('subscribe', subscribeListener);
+    socket.on('unsubscribe', unsubscribeListener);
   });
 
   // With the log, every instance's subscribers get its changes in its order: this instance's writes poke the
