@@ -3,7 +3,8 @@
 // with none and with all of them idle, then POSTs books one at a time on a fixed beat and times each until
 // the last client has it; optionally waits `quietSeconds` without a write and times one write more.
 // Takes its plan as JSON in argv[2]; prints what it measured as JSON.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { io } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -15,6 +16,44 @@ const sleep = (ms) => new Promise((resume) => setTimeout(resume, ms));
 
 /** The server's resident memory, in KB. */
 const rssKb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+
+/**
+ * The server's live JavaScript heap, in KB: a heap snapshot it writes on SIGUSR2 into `plan.snapshots`
+ * (V8 collects the garbage first), its objects' sizes summed. RSS right after many connections also holds the
+ * garbage their setup left, which V8 gives back later or never, as its heap's policy goes.
+ */
+async function heapKb() {
+  const before = new Set(readdirSync(plan.snapshots));
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 60_000; waited += 250) {
+    await sleep(250);
+    const file = readdirSync(plan.snapshots).find(
+      (name) => name.endsWith('.heapsnapshot') && !before.has(name),
+    );
+    if (!file) continue;
+    const path = join(plan.snapshots, file);
+    // Written in one go by the server: read once its size holds still.
+    let size = -1;
+    while (size !== statSync(path).size) {
+      size = statSync(path).size;
+      await sleep(250);
+    }
+    let snapshot;
+    try {
+      snapshot = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      continue; // not whole yet
+    }
+    rmSync(path);
+    const { node_fields: fields } = snapshot.snapshot.meta;
+    const width = fields.length;
+    const at = fields.indexOf('self_size');
+    let total = 0;
+    for (let i = at; i < snapshot.nodes.length; i += width) total += snapshot.nodes[i];
+    return total / 1024;
+  }
+  throw new Error(`the server (pid ${pid}) wrote no heap snapshot in ${plan.snapshots}`);
+}
 
 // Each write's arrivals: which clients have it, how many, when the first and the last did.
 const writes = new Map();
@@ -151,9 +190,11 @@ for (const each of warm) each.close();
 await sleep(2000);
 closing = false;
 result.rssIdleKb = rssKb();
+if (plan.snapshots) result.heapIdleKb = await heapKb();
 const opened = await openAll(count, 0);
 await sleep(2000);
 result.rssConnectedKb = rssKb();
+if (plan.snapshots) result.heapConnectedKb = await heapKb();
 if (plan.writes) {
   await writeEvery('warm', plan.warmWrites ?? 5, count, plan.intervalMs ?? 100);
   const measured = await writeEvery('write', plan.writes, count, plan.intervalMs ?? 100);

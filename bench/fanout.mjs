@@ -3,7 +3,7 @@
 // CPU 1, rounds interleaved:
 // 1. fan-out: BENCH_FANOUT_CLIENTS (default 3,000) subscribers (over socket.io and over the events WebSocket) and a POST /books every 100 ms: the time from
 //    the POST to the last subscriber having its event (p50, p99) and the server's CPU per subscriber per write;
-// 2. memory: the server's RSS with no client and with all of them idle, per connection (Berth's socket.io
+// 2. memory: the server's RSS and its live heap (a snapshot, after a GC) with no client and with all of them idle, per connection (Berth's socket.io
 //    subscribers, its events WebSocket's subscribers, its plain WebSocket /chat, the bare server's WebSockets);
 //    1 and 2 also for a bare socket.io server (bench/servers/raw-socket-io-fanout.mjs): how much of the gap
 //    to bare ws is socket.io's own;
@@ -41,9 +41,18 @@ const env = {
 async function server(script, args) {
   const cwd = mkdtempSync(join(tmpdir(), 'berth-bench-fanout-'));
   const port = await freePort();
-  const running = await startPinned(0, script, args, { ...env, PORT: String(port) }, cwd);
+  // SIGUSR2 writes a heap snapshot into cwd (after a full GC): what the connections hold, without the garbage
+  // their setup left.
+  const running = await startPinned(
+    0,
+    '--heapsnapshot-signal=SIGUSR2',
+    [script, ...args],
+    { ...env, PORT: String(port) },
+    cwd,
+  );
   return {
     ...running,
+    cwd,
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
       await running.stop();
@@ -61,7 +70,14 @@ async function drive(running, plan) {
       '1',
       process.execPath,
       join(root, 'bench', 'fanout-load.mjs'),
-      JSON.stringify({ url: running.url, pid: running.pid, clients, writeToken: token, ...plan }),
+      JSON.stringify({
+        url: running.url,
+        pid: running.pid,
+        snapshots: running.cwd,
+        clients,
+        writeToken: token,
+        ...plan,
+      }),
     ],
     { maxBuffer: 1 << 20, timeout: 30 * 60_000 },
   );
@@ -194,22 +210,35 @@ export async function benchFanout() {
   ]);
 
   const perConnection = (name) => of(name, (r) => (r.rssConnectedKb - r.rssIdleKb) / clients);
+  const heapPerConnection = (name) => of(name, (r) => (r.heapConnectedKb - r.heapIdleKb) / clients);
   console.log(
     `\nMemory: the server's RSS with no client, then with ${clients} idle ones (2 s after the last connected, median of ${rounds === 1 ? 'one round' : `${rounds} rounds`})\n`,
   );
   table([
-    ['server', 'RSS idle MB', `RSS with ${clients} MB`, 'KB/connection', 'vs bare ws', 'target'],
+    [
+      'server',
+      'RSS idle MB',
+      `RSS with ${clients} MB`,
+      'RSS KB/connection',
+      'vs bare ws',
+      'heap KB/connection (after a GC)',
+      'vs bare ws',
+      'target (heap)',
+    ],
     ...Object.keys(variants).map((name) => {
       // A few clients may not move the baseline's RSS by a page: then there is no ratio.
       const ratio = perConnection(name) / perConnection('bare ws');
       const comparable = perConnection('bare ws') > 0;
+      const heapRatio = heapPerConnection(name) / heapPerConnection('bare ws');
       return [
         name.replace(' (idle only)', ''),
         (of(name, (r) => r.rssIdleKb) / 1024).toFixed(1),
         (of(name, (r) => r.rssConnectedKb) / 1024).toFixed(1),
         perConnection(name).toFixed(1),
         comparable ? `${ratio.toFixed(2)}×` : 'n/a',
-        name.startsWith('bare') ? '—' : comparable ? meets(ratio, 1.5) : 'n/a',
+        heapPerConnection(name).toFixed(2),
+        `${heapRatio.toFixed(2)}×`,
+        name.startsWith('bare') ? '—' : meets(heapRatio, 1.5),
       ];
     }),
   ]);
