@@ -1,7 +1,8 @@
 // Load generator of the fan-out benchmark (bench/fanout.mjs runs it pinned to CPU 1): opens `clients`
 // connections to one server (socket.io or Berth's events WebSocket subscribed to books, or plain WebSockets), reads the server's RSS
 // with none and with all of them idle, then POSTs books one at a time on a fixed beat and times each until
-// the last client has it; optionally waits `quietSeconds` without a write and times one write more.
+// the last client has it; optionally waits `quietSeconds` without a write and times one write more; last, with
+// `snapshots` (the server's directory), its live heap with all of them and with none once they have gone.
 // Takes its plan as JSON in argv[2]; prints what it measured as JSON.
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -190,11 +191,9 @@ for (const each of warm) each.close();
 await sleep(2000);
 closing = false;
 result.rssIdleKb = rssKb();
-if (plan.snapshots) result.heapIdleKb = await heapKb();
 const opened = await openAll(count, 0);
 await sleep(2000);
 result.rssConnectedKb = rssKb();
-if (plan.snapshots) result.heapConnectedKb = await heapKb();
 if (plan.writes) {
   await writeEvery('warm', plan.warmWrites ?? 5, count, plan.intervalMs ?? 100);
   const measured = await writeEvery('write', plan.writes, count, plan.intervalMs ?? 100);
@@ -213,8 +212,12 @@ if (plan.quietSeconds) {
 }
 result.repeated = repeated;
 result.dropped = dropped;
+// The live heap with every client, then with none once they have gone (the same server, code and data
+// otherwise): last, so that a snapshot's pause and memory touch none of the figures above.
+if (plan.snapshots) result.heapConnectedKb = await heapKb();
 closing = true;
 for (const each of opened) each.close();
-await sleep(200);
+await sleep(plan.snapshots ? 3000 : 200);
+if (plan.snapshots) result.heapIdleKb = await heapKb();
 console.log(JSON.stringify(result));
 process.exit(0);
