@@ -228,6 +228,29 @@ function trackedClient(port: number, options: { token?: string } = {}) {
   return { client, opened };
 }
 
+describe('the plain WebSockets’ heartbeat', () => {
+  it('a client that answers no ping is dropped after a missed one; one that answers stays, on /chat and the events WebSocket', async () => {
+    const server = await startRealtimeServer({ realtime: { pingInterval: 100 } });
+    const open = (path: string, autoPong: boolean) =>
+      new Promise<WebSocket>((done, fail) => {
+        const client = new WebSocket(`ws://127.0.0.1:${server.port}${path}`, { autoPong });
+        client.once('open', () => done(client));
+        client.once('error', fail);
+      });
+    const paths = ['/chat', '/socket.io/events'];
+    const silent = await Promise.all(paths.map((path) => open(path, false)));
+    const answering = await Promise.all(paths.map((path) => open(path, true)));
+    const closes = silent.map(
+      (client) => new Promise<number>((done) => client.once('close', (code: number) => done(code))),
+    );
+    // Terminated, not closed: no close frame (1006 at the client).
+    expect(await Promise.all(closes)).toEqual([1006, 1006]);
+    await new Promise((done) => setTimeout(done, 400));
+    expect(answering.map((client) => client.readyState)).toEqual([WebSocket.OPEN, WebSocket.OPEN]);
+    for (const client of answering) client.close();
+  });
+});
+
 describe('berth/client over the events WebSocket', () => {
   it('loses and repeats no change across 100 dropped connections while writes go on, and keeps a live query', async () => {
     const server = await startRealtimeServer();

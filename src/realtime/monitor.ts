@@ -48,7 +48,8 @@ const describe = (data: unknown): string => {
  * ring; formatting waits for a report.
  */
 export class RealtimeMonitor {
-  readonly #clients = new Map<string, ClientEntry>();
+  /** Each client as `report` shows it, but for when it connected: a number until then (a server keeps thousands). */
+  readonly #clients = new Map<string, Omit<ClientEntry, 'connectedAt'> & { connectedAt: number }>();
   readonly #ring: Array<RawMessage | undefined> = new Array(keep);
   #next = 0;
   /** Messages since the start, by direction, for the metrics. */
@@ -57,7 +58,7 @@ export class RealtimeMonitor {
   subscribers: () => SubscriberEntry[] = () => [];
 
   connected(id: string, transport: string, address: string): void {
-    this.#clients.set(id, { id, transport, address, connectedAt: new Date().toISOString() });
+    this.#clients.set(id, { id, transport, address, connectedAt: Date.now() });
   }
 
   transportChanged(id: string, transport: string): void {
@@ -92,6 +93,10 @@ export class RealtimeMonitor {
       if (!entry) break;
       recent.push({ ...entry, at: new Date(entry.at).toISOString(), data: describe(entry.data) });
     }
-    return { available: true, clients: [...this.#clients.values()], recent, subscribers: this.subscribers() };
+    const clients = [...this.#clients.values()].map((client) => ({
+      ...client,
+      connectedAt: new Date(client.connectedAt).toISOString(),
+    }));
+    return { available: true, clients, recent, subscribers: this.subscribers() };
   }
 }

@@ -302,11 +302,12 @@ export function createSocketIoServer(options: SocketIoOptions) {
    * conversation's hooks. One object per connection, its methods shared,
    * and its socket's listeners shared too: they find it by its socket.
    */
-  class SocketClient implements RoomMember, ConversationHooks<Acknowledge | undefined> {
+  class SocketClient extends MessageRate implements RoomMember, ConversationHooks<Acknowledge | undefined> {
     readonly conversation = new Conversation<Acknowledge | undefined>(waitingLimits, this);
-    readonly rate = new MessageRate(options.messageRate);
 
-    constructor(readonly socket: Socket) {}
+    constructor(readonly socket: Socket) {
+      super(options.messageRate);
+    }
 
     get clientId(): string {
       return this.socket.id;
@@ -360,7 +361,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
 
     /** One more packet from the client, within its message rate, or the client is closed. */
     admit(next: (error?: Error) => void): void {
-      if (this.rate.allow()) return next();
+      if (this.allow()) return next();
       const { id } = this.socket;
       logger.warn(
         { clientId: id },

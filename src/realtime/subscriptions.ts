@@ -78,9 +78,11 @@ interface Standing {
   stale: boolean;
   /** How many times something said its caller changed: a check that began before the last one is not taken. */
   told: number;
-  topics: Set<string>;
-  /** Per topic, the seq of the last change it was given (with the log): nothing at or before it is sent again. */
-  cursors: Map<string, number>;
+  /**
+   * Its topics, each with the seq of the last change it was given (with the log; -1 before any): nothing at
+   * or before it is sent again. One map for both: a server keeps one per subscriber.
+   */
+  topics: Map<string, number>;
   queue: Promise<void> | undefined;
   /** A background check of its token is under way. */
   checking: boolean;
@@ -125,7 +127,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
   const drop = (socket: Subscriber): void => {
     const standing = standings.get(socket);
     if (!standing) return;
-    for (const topic of standing.topics) removed(socket, topic);
+    for (const topic of standing.topics.keys()) removed(socket, topic);
     standings.delete(socket);
   };
 
@@ -202,7 +204,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       return false;
     }
     Object.assign(standing, { caller, checkedAt: Date.now(), generation: checking, stale: false });
-    for (const topic of [...standing.topics]) {
+    for (const topic of [...standing.topics.keys()]) {
       const rules = topics.get(topic)!;
       if (judge(rules.list, caller, undefined, rules.ownership, true).allowed) continue;
       standing.topics.delete(topic);
@@ -279,12 +281,13 @@ export function createSubscriptions(options: SubscriptionOptions) {
 
   /** Whether the socket is to get the event: subscribed, not sent it yet, and its caller may read the record. */
   const admits = (standing: Standing, event: ChangeEvent, rules: Topic): boolean => {
-    if (!standing.topics.has(event.topic)) return false;
+    const cursor = standing.topics.get(event.topic);
+    if (cursor === undefined) return false;
     const { seq } = event;
     if (seq !== undefined) {
       // Once each: a change the replay sent is not sent again live, nor one before it.
-      if (seq <= (standing.cursors.get(event.topic) ?? -1)) return false;
-      standing.cursors.set(event.topic, seq);
+      if (seq <= cursor) return false;
+      standing.topics.set(event.topic, seq);
     }
     return judge(rules.read, standing.caller, event.record as Record<string, unknown>, rules.ownership)
       .allowed;
@@ -346,8 +349,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
           generation,
           stale: false,
           told: 0,
-          topics: new Set(),
-          cursors: new Map(),
+          topics: new Map(),
           queue: undefined,
           checking: false,
         };
@@ -355,15 +357,15 @@ export function createSubscriptions(options: SubscriptionOptions) {
       } else if (!standing.queue) {
         Object.assign(standing, { caller, checkedAt: Date.now(), generation, stale: false });
       }
-      standing.topics.add(topic);
+      if (!standing.topics.has(topic)) standing.topics.set(topic, -1);
       added(socket, topic);
       if (at === undefined) return;
       if (since === undefined || since >= at) {
-        standing.cursors.set(topic, Math.max(at, since ?? 0, standing.cursors.get(topic) ?? 0));
+        standing.topics.set(topic, Math.max(at, since ?? 0, standing.topics.get(topic)!));
         return;
       }
       // The replay goes first in the socket's queue: live events wait behind it, and skip what it sent.
-      standing.cursors.set(topic, since);
+      standing.topics.set(topic, since);
       const subscribed = standing;
       enqueue(socket, subscribed, () =>
         replay(socket, subscribed, topic, since, at).catch((error: unknown) => {
@@ -373,7 +375,6 @@ export function createSubscriptions(options: SubscriptionOptions) {
             `realtime: a replay failed: ${(error as Error).message}`,
           );
           subscribed.topics.delete(topic);
-          subscribed.cursors.delete(topic);
           removed(socket, topic);
           socket.emit(closingEvent, {
             code: 503,
@@ -387,7 +388,6 @@ export function createSubscriptions(options: SubscriptionOptions) {
       const standing = standings.get(socket);
       if (!standing) return;
       standing.topics.delete(topic);
-      standing.cursors.delete(topic);
       removed(socket, topic);
       if (standing.topics.size === 0) standings.delete(socket);
     },
@@ -423,7 +423,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       return [...standings].map(([socket, standing]) => ({
         client: socket.id,
         caller: standing.caller ? `${standing.caller.via}:${standing.caller.id}` : null,
-        topics: [...standing.topics].map((topic) => ({ topic, seq: standing.cursors.get(topic) ?? 0 })),
+        topics: [...standing.topics].map(([topic, seq]) => ({ topic, seq: Math.max(seq, 0) })),
       }));
     },
     /** Credentials were reloaded (a new admin token): every subscriber's caller is checked again now. */

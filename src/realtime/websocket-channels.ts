@@ -128,18 +128,18 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const byPath = new Map(options.channels.map((channel) => [`/${channel.name}`, channel]));
   let counter = 0;
   const processTag = Math.random().toString(36).slice(2, 8);
-  const alive = new WeakSet<WebSocket>();
   /** Why a client with more than `sendBuffer` bytes waiting to be sent to it is closed. */
   const notReading = `over ${options.sendBuffer} bytes wait to be sent: the client is not reading`;
 
   const heartbeat = setInterval(() => {
-    for (const client of server.clients) {
-      if (!alive.has(client)) {
-        client.terminate();
+    for (const socket of server.clients) {
+      const client = clients.get(socket);
+      if (!client?.alive) {
+        socket.terminate();
         continue;
       }
-      alive.delete(client);
-      client.ping();
+      client.alive = false;
+      socket.ping();
     }
   }, options.pingInterval);
   heartbeat.unref();
@@ -150,20 +150,42 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   const waitingLimits = { messages: options.messageRate * 2, bytes: options.sendBuffer };
 
   /**
+   * What every plain WebSocket client is: its socket, its address, whether
+   * it answered the last ping, and its message rate (inherited, so no
+   * object of its own: a server keeps one client per connection, most idle).
+   */
+  abstract class WebSocketClient extends MessageRate {
+    /** It answered the last ping (or connected since). */
+    alive = true;
+
+    constructor(
+      readonly client: WebSocket,
+      readonly address: string,
+    ) {
+      super(options.messageRate);
+    }
+
+    abstract received(data: Buffer, isBinary: boolean): void;
+    abstract errored(error: Error): void;
+    abstract closed(): void;
+  }
+
+  /**
    * A client of one channel: a member of its rooms, and its conversation's
    * hooks. One object per connection, its methods shared, and its socket's
    * listeners shared too: they find it by its socket.
    */
-  class ChannelClient implements RoomMember, ConversationHooks<undefined> {
+  class ChannelClient extends WebSocketClient implements RoomMember, ConversationHooks<undefined> {
     readonly clientId = nextId();
     readonly conversation = new Conversation<undefined>(waitingLimits, this);
-    readonly #rate = new MessageRate(options.messageRate);
 
     constructor(
-      readonly client: WebSocket,
+      client: WebSocket,
       readonly channel: ChannelDefinition,
-      readonly address: string,
-    ) {}
+      address: string,
+    ) {
+      super(client, address);
+    }
 
     deliver(_channel: ChannelDefinition, event: RoomEvent): void {
       const { client } = this;
@@ -222,7 +244,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     received(data: Buffer, isBinary: boolean): void {
       const { client, channel } = this;
       if (client.readyState !== client.OPEN) return;
-      if (!this.#rate.allow()) {
+      if (!this.allow()) {
         return this.close(1008, `too many messages: the limit is ${options.messageRate} per second`);
       }
       const message = isBinary
@@ -259,20 +281,21 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
    * per connection, its methods shared (a server keeps thousands idle), and
    * its socket's listeners shared too: they find it by its socket.
    */
-  class EventsClient implements Subscriber {
+  class EventsClient extends WebSocketClient implements Subscriber {
     readonly id = nextId();
     /** Whether it has subscribed: a token comes before that, or not at all. */
     #subscribed = false;
     /** The reason of the last `berth:error`: the close frame that follows it carries it too. */
     #closing: string | undefined;
-    readonly #rate = new MessageRate(options.messageRate);
 
     constructor(
-      readonly client: WebSocket,
+      client: WebSocket,
       readonly events: NonNullable<WebSocketChannelOptions['events']>,
-      readonly address: string,
+      address: string,
       public token: string | undefined,
-    ) {}
+    ) {
+      super(client, address);
+    }
 
     get connected(): boolean {
       return this.client.readyState === this.client.OPEN;
@@ -318,7 +341,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
 
     received(data: Buffer, isBinary: boolean): void {
       if (!this.connected) return;
-      if (!this.#rate.allow()) {
+      if (!this.allow()) {
         // Told first, as over socket.io; the client may come back (and resume) after a while.
         const reason = `too many messages: the limit is ${options.messageRate} per second`;
         this.emit(closingEvent, { code: 1008, reason });
@@ -399,7 +422,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       options.monitor.disconnected(this.id);
     }
   }
-  const clients = new WeakMap<WebSocket, ChannelClient | EventsClient>();
+  const clients = new WeakMap<WebSocket, WebSocketClient>();
   // The clients' listeners: one set for all of them (`this` is the socket, which finds its client).
   function messageListener(this: WebSocket, data: Buffer, isBinary: boolean): void {
     clients.get(this)?.received(data, isBinary);
@@ -411,19 +434,14 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     clients.get(this)?.closed();
   }
   function pongListener(this: WebSocket): void {
-    alive.add(this);
+    const client = clients.get(this);
+    if (client) client.alive = true;
   }
   /** A client's connection is counted, shown in the monitor and kept alive; its socket's events go to it. */
-  function attach(
-    socket: WebSocket,
-    client: ChannelClient | EventsClient,
-    id: string,
-    address: string,
-  ): void {
+  function attach(socket: WebSocket, client: WebSocketClient, id: string, address: string): void {
     clients.set(socket, client);
     options.connections.opened(address);
     options.monitor.connected(id, 'websocket', address);
-    alive.add(socket);
     socket.on('pong', pongListener);
     socket.on('message', messageListener);
     socket.on('error', errorListener);
