@@ -107,15 +107,3 @@ export class MessageRate {
     return true;
   }
 }
-
-/**
- * `MessageRate` as a function that says whether one more message may pass now.
- *
- * @example
- * const allow = messageRate(100)
- * if (!allow()) client.close(1008, 'too many messages')
- */
-export function messageRate(perSecond: number, now: () => number = Date.now): () => boolean {
-  const rate = new MessageRate(perSecond, now);
-  return () => rate.allow();
-}

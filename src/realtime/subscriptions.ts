@@ -61,8 +61,10 @@ export interface SubscriptionOptions {
   /** The app's change log, which a subscriber that resumes replays from. */
   changes?: ChangeLogDriver;
   /**
-   * Sends one event to these sockets of this process, encoded once
-   * (socket.io's broadcast to their own rooms); absent: each is sent its own.
+   * Sends one event to these sockets of this process (subscribers of
+   * `topic`), encoded once: socket.io's broadcast to the topic's room when
+   * they are all of its sockets, else to their own rooms; absent: each is
+   * sent its own.
    */
   broadcast?: (sockets: readonly Subscriber[], topic: string, event: string, ...args: unknown[]) => void;
 }
