@@ -165,6 +165,26 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       super(options.messageRate);
     }
 
+    get connected(): boolean {
+      return this.client.readyState === this.client.OPEN;
+    }
+
+    /**
+     * Sends a frame while the connection is open; a client with more than
+     * `sendBuffer` bytes waiting to be sent to it is not reading: it is
+     * closed instead (`notReading`). Answers whether it was sent.
+     */
+    send(frame: string | Uint8Array): boolean {
+      if (!this.connected) return false;
+      if (this.client.bufferedAmount > options.sendBuffer) {
+        this.notReading();
+        return false;
+      }
+      this.client.send(frame);
+      return true;
+    }
+
+    abstract notReading(): void;
     abstract received(data: Buffer, isBinary: boolean): void;
     abstract errored(error: Error): void;
     abstract closed(): void;
@@ -188,10 +208,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     }
 
     deliver(_channel: ChannelDefinition, event: RoomEvent): void {
-      const { client } = this;
-      if (client.readyState !== client.OPEN) return;
-      if (client.bufferedAmount > options.sendBuffer) return this.close(1008, notReading);
-      client.send(roomFrame(event));
+      this.send(roomFrame(event));
     }
 
     context(channel: ChannelDefinition): ChannelContext {
@@ -199,12 +216,13 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     }
 
     answer(_channel: ChannelDefinition, reply: Exclude<ChannelReply, undefined>): void {
-      const { client, channel } = this;
-      const frame = frameOf(channel, reply);
-      if (client.readyState !== client.OPEN) return;
-      if (client.bufferedAmount > options.sendBuffer) return this.close(1008, notReading);
-      options.monitor.message(this.clientId, channel.name, 'out', reply);
-      client.send(frame);
+      const { channel } = this;
+      if (this.send(frameOf(channel, reply)))
+        options.monitor.message(this.clientId, channel.name, 'out', reply);
+    }
+
+    notReading(): void {
+      this.close(1008, notReading);
     }
 
     failed(_channel: ChannelDefinition, error: unknown): void {
@@ -242,8 +260,8 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     }
 
     received(data: Buffer, isBinary: boolean): void {
-      const { client, channel } = this;
-      if (client.readyState !== client.OPEN) return;
+      const { channel } = this;
+      if (!this.connected) return;
       if (!this.allow()) {
         return this.close(1008, `too many messages: the limit is ${options.messageRate} per second`);
       }
@@ -297,20 +315,14 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
       super(client, address);
     }
 
-    get connected(): boolean {
-      return this.client.readyState === this.client.OPEN;
+    sendFrame(frame: string): void {
+      this.send(frame);
     }
 
-    sendFrame(frame: string): void {
-      const { client } = this;
-      if (client.readyState !== client.OPEN) return;
-      if (client.bufferedAmount > options.sendBuffer) {
-        this.close(1008, notReading);
-        // Its close frame would wait behind what it does not read: the connection ends now (it may resume).
-        client.terminate();
-        return;
-      }
-      client.send(frame);
+    notReading(): void {
+      this.close(1008, notReading);
+      // Its close frame would wait behind what it does not read: the connection ends now (it may resume).
+      this.client.terminate();
     }
 
     emit(event: string, ...args: unknown[]): void {
