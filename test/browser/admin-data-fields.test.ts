@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
   columnTexts,
+  isFocused,
   logInAndWait,
   openAdmin,
   openData,
@@ -133,6 +134,34 @@ describe('admin UI: the Data page generates its forms from any collection', () =
     expect(await columnTexts(page, 'label')).toEqual(['Poetry']);
     expect((await serverList(server, '/shelves')).items.map((shelf) => shelf.label)).toEqual(['Poetry']);
     expect((await serverList(server, '/items')).total).toBe(1);
+  });
+
+  it('a form typed into the moment it opens keeps what was typed: taking the focus never waits for a frame', async () => {
+    const { page, server } = await openAdmin(await browser(), { bin: catalogBin });
+    // A busy machine: frames and Preact's after-paint timer come a second and a half late.
+    await page.addInitScript(() => {
+      const later = window.setTimeout.bind(window);
+      window.requestAnimationFrame = (callback) => later(() => callback(performance.now()), 1500);
+      window.setTimeout = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) =>
+        later(handler, delay === 35 ? 1500 : delay, ...rest)) as typeof window.setTimeout;
+    });
+    await page.reload();
+    const poetry = await shelfNamed(server, 'Poetry');
+    const [item] = await serverCreate(server, '/items', [{ title: 'Odes', shelf: poetry.id, price: 4 }]);
+    await openData(page, 'items');
+    await expect.poll(() => columnTexts(page, 'title')).toEqual(['Odes']);
+    await page.getByRole('button', { name: 'Edit Odes' }).click();
+    const edit = page.getByRole('form', { name: 'Edit Odes' });
+    expect(await isFocused(edit.getByLabel('title'))).toBe(true); // at once, not a frame later
+    await edit.getByLabel('price').fill('5');
+    await page.waitForTimeout(2000); // past the late frame: the focus stays where the typing is
+    expect(await isFocused(edit.getByLabel('price'))).toBe(true);
+    const patch = page.waitForRequest((request) => request.method() === 'PATCH');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    expect((await patch).postDataJSON()).toEqual({ price: 5 });
+    await expect
+      .poll(async () => (await serverApi<ServerRecord>(server, 'GET', `/items/${item!.id}`)).price)
+      .toBe(5);
   });
 
   it('offers only the operations a collection has, and never a books page where there are no books', async () => {

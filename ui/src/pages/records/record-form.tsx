@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.js';
 import {
   type Collection,
@@ -84,7 +84,9 @@ export function RecordForm({
   const id = useId();
   const title = record ? `Edit ${recordLabel(collection, record)}` : `New ${singular(collection.name)}`;
 
-  useEffect(() => {
+  // The first field takes the focus in the commit that shows the form: an effect runs a frame later,
+  // and on a busy machine that can be after the user (or a test) has started typing in another field.
+  useLayoutEffect(() => {
     form.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
   }, []);
   // After a failed save, the first field in error (or the message above the form) takes the focus.
