@@ -45,7 +45,7 @@ describe('berth/client on an in-page server', () => {
     await server.close();
   });
 
-  it('a live query reads GET /topic?query again after a change of its topic', async () => {
+  it('a live query follows its result as the server keeps it: what enters, moves and leaves', async () => {
     const { server, write } = await pageServer();
     const client = createClient({ server });
     const newest = client.live<typeof books>('books', 'sort=-year&limit=3');
@@ -74,9 +74,80 @@ describe('berth/client on an in-page server', () => {
     const client = createClient({ server });
     const problems: Array<{ code?: number; reason: string }> = [];
     const bad = client.live('books', 'sort=nope', { error: (problem) => void problems.push(problem) });
-    await expect(bad.ready).rejects.toThrow(/answered 422: .*nope/);
-    expect(problems).toEqual([{ topic: 'books', query: 'sort=nope', code: 422, reason: expect.any(String) }]);
+    await expect(bad.ready).rejects.toThrow(/sort=nope: .*nope/);
+    expect(problems).toEqual([
+      { topic: 'books', query: 'sort=nope', reason: expect.stringContaining('nope') },
+    ]);
     client.close();
+    await server.close();
+  });
+});
+
+describe('an in-page server keeps live queries as the Node server does', () => {
+  it('enter, change and leave with their change’s seq; a write the query cannot concern costs no read and says nothing', async () => {
+    const { server, write } = await pageServer();
+    const events: string[] = [];
+    const seqs: number[] = [];
+    const answer = await server.live('books', 'year=1979&sort=title&limit=2', {
+      event: (what, record, { seq }) => {
+        events.push(`${what} ${(record as { title?: string }).title ?? record.id}`);
+        seqs.push(seq!);
+      },
+      error: (problem) => events.push(`error ${problem.reason}`),
+    });
+    if (!answer.ok) throw new Error(answer.error);
+    expect(answer.items.map((book) => (book as { title?: string }).title)).toEqual(['Kindred']);
+    expect(answer.seq).toBe((await server.storage.changes!.bounds()).head);
+    // Every list read of the database, counted on the views the engine reads through (a write's route lists nothing).
+    let reads = 0;
+    const as = server.storage.as.bind(server.storage);
+    server.storage.as = (caller) => {
+      const view = as(caller);
+      const repository = view.repository.bind(view);
+      view.repository = (collection) => {
+        const records = repository(collection);
+        const list = records.list.bind(records);
+        records.list = (query) => (reads++, list(query));
+        return records;
+      };
+      return view;
+    };
+
+    for (let i = 0; i < 20; i++)
+      await write('POST', '/books', { title: `Other ${i}`, author: 'Anon', year: 2000 + i });
+    const other = await write('POST', '/books', { title: 'Elsewhere', author: 'Anon', year: 1990 });
+    await write('PATCH', `/books/${other!.id}`, { title: 'Elsewhere, again' });
+    await new Promise((settle) => setTimeout(settle, 20));
+    expect(events).toEqual([]);
+    expect(reads).toBe(0);
+
+    const dawn = await write('POST', '/books', { title: 'Dawn', author: 'Octavia E. Butler', year: 1979 });
+    await expect.poll(() => events).toEqual(['enter Dawn']);
+    await write('PATCH', `/books/${dawn!.id}`, { title: 'Dawn (Xenogenesis)' });
+    await write('PATCH', `/books/${dawn!.id}`, { year: 1987 });
+    await expect.poll(() => events).toEqual(['enter Dawn', 'change Dawn (Xenogenesis)', `leave ${dawn!.id}`]);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs.at(-1)).toBe((await server.storage.changes!.bounds()).head);
+    expect(reads).toBe(1); // a full result lost one: only the database knows what comes next
+
+    answer.close();
+    await write('POST', '/books', { title: 'Wild Seed', author: 'Octavia E. Butler', year: 1979 });
+    await new Promise((settle) => setTimeout(settle, 20));
+    expect(events).toHaveLength(3);
+    await server.close();
+  });
+
+  it('refuses what the Node server refuses, saying why: paging, an unknown topic', async () => {
+    const { server } = await pageServer();
+    const handlers = { event: () => {}, error: () => {} };
+    expect(await server.live('books', 'offset=10', handlers)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'query', message: expect.stringContaining('leave out cursor and offset') }],
+    });
+    expect(await server.live('nope', '', handlers)).toMatchObject({
+      ok: false,
+      error: 'unknown topic "nope"',
+    });
     await server.close();
   });
 });

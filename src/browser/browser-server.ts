@@ -9,6 +9,8 @@ import {
   stopApp,
   type StartedApp,
   type Logger,
+  type PageLiveAnswer,
+  type PageLiveHandlers,
   type ModuleDefinition,
   type ResolvedSettings,
   type Storage,
@@ -18,6 +20,7 @@ import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
+import { createPageLiveQueries } from './page-live-queries.js';
 import { pageRequest } from './page-request.js';
 
 /** Characters the URL parser keeps as they are in a path and a query (no space, quote, fragment, backslash, non-ASCII). */
@@ -54,6 +57,12 @@ export interface BrowserServer {
   storage: Storage;
   /** The change events of every write (`{ topic, action, record }`), for the page to follow. */
   events: EventBus;
+  /**
+   * A live query of `GET /<topic>?<query>` (filters, sort, a limit up to 100; no paging), kept as the Node
+   * server keeps one: its result at a seq, then what enters, changes within and leaves it. `berth/client`'s
+   * `live` uses it; `close()` on the answer ends it.
+   */
+  live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
   /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */
   ready: Promise<void>;
   /** Stops the server: the modules' onClose, then storage closed (IndexedDB's connection released). */
@@ -109,6 +118,14 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     migrated = true;
   });
   const settled = ready.catch(() => {}); // a storage failure is answered route by route
+  const live = createPageLiveQueries({
+    topics: app.topics,
+    collections: app.collections,
+    storage,
+    events,
+    logger: options.logger ?? silentLogger,
+    ready,
+  });
   const instance = app.instantiate(
     {
       storage,
@@ -152,7 +169,9 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     storage,
     events,
     ready,
+    live: live.live,
     async close() {
+      live.close();
       await settled;
       if (started) await stopApp(started);
       else await storage.close();

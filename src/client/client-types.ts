@@ -1,4 +1,5 @@
 import type { CollectionDefinition, Fields, RecordOf } from '../core/collection.js';
+import type { PageLiveAnswer, PageLiveHandlers } from '../core/live-queries.js';
 
 /** A record of a topic whose declaration the caller does not have: its id, and fields of any value. */
 export type ClientRecord = Record<string, unknown> & { id: string };
@@ -142,11 +143,11 @@ export interface PageChangeEvent {
   seq?: number;
 }
 
-/** What the client needs of berth/browser's `BrowserServer`: its change events and its `fetch`. */
+/** What the client needs of berth/browser's `BrowserServer`: its change events and its live queries. */
 export interface PageServer {
   events: { subscribe(listener: (event: PageChangeEvent) => void): () => unknown };
-  fetch(path: string): Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
-  storage?: { changes?: { bounds(): Promise<{ head: number }> } | undefined };
+  /** A live query: its result at a seq, then its events. */
+  live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
 }
 
 export type ClientOptions =

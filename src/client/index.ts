@@ -24,3 +24,4 @@ export type {
   WebSocketClass,
   WebSocketLike,
 } from './client-types.js';
+export type { PageLiveAnswer, PageLiveHandlers } from '../core/live-queries.js';

@@ -34,8 +34,3 @@ export async function readCollection<R>(fetch: FetchPath, topic: string): Promis
   }
   return records;
 }
-
-/** The result of a list query (`GET /<topic>?<query>`), one page. */
-export async function readQuery<R>(fetch: FetchPath, topic: string, query: string): Promise<R[]> {
-  return (await readPage(fetch, query ? `/${topic}?${query}` : `/${topic}`)).items as R[];
-}

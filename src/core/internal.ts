@@ -78,6 +78,12 @@ export {
   type ParsedListQuery,
 } from './list-query.js';
 export { createDataStore, type DataStoreOptions } from './data-store.js';
+export {
+  createLiveQueries,
+  type LiveSubscriber,
+  type PageLiveAnswer,
+  type PageLiveHandlers,
+} from './live-queries.js';
 export { listQueryFor } from './resource-policy.js';
 export { byKeys, compareValues, matches, testOf, type RecordTest } from './record-match.js';
 export { newRecordId } from './record-id.js';

@@ -22,6 +22,7 @@ import {
   type Logger,
   type Topic,
   tokenIn,
+  createLiveQueries,
 } from '../core/internal.js';
 import { Conversation, type ConversationHooks } from './answer-in-order.js';
 import { MessageRate, type ConnectionLimiter } from './limits.js';
@@ -34,7 +35,6 @@ import {
 } from './subscriptions.js';
 import { createTopicRequests } from './topic-requests.js';
 import { followLog } from './log-tail.js';
-import { createLiveQueries } from './live-queries.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {

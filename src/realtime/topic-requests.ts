@@ -5,8 +5,14 @@
  * log it goes on from.
  */
 import { createHash } from 'node:crypto';
-import { judge, type Caller, type ChangeLogDriver, type Logger, type Topic } from '../core/internal.js';
-import type { createLiveQueries } from './live-queries.js';
+import {
+  judge,
+  type Caller,
+  type ChangeLogDriver,
+  type createLiveQueries,
+  type Logger,
+  type Topic,
+} from '../core/internal.js';
 import type { followLog } from './log-tail.js';
 import type { createSubscriptions, Subscriber } from './subscriptions.js';
 

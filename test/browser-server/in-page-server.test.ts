@@ -102,6 +102,59 @@ describe('the in-page server (window.berth.fetch) in Chromium', () => {
     await expect.poll(() => names(), { timeout: 3000 }).toEqual(['Grace']);
   });
 
+  it('keeps a live query on IndexedDB as the Node server does: the result, then enter, change and leave in seq order', async () => {
+    const { page } = await openPlayground(await browser());
+    const create = async (name: string, role: string) =>
+      (
+        (await call(page, '/users', { method: 'POST', json: { name, email: `${name}@example.org`, role } }))
+          .body as {
+          id: string;
+        }
+      ).id;
+    await create('grace', 'admin');
+    await page.evaluate(async () => {
+      type Live = (
+        topic: string,
+        query: string,
+        handlers: {
+          event(what: string, record: { id: string; name?: string }, meta: { seq?: number }): void;
+          error(problem: { reason: string }): void;
+        },
+      ) => Promise<{ ok: boolean; seq?: number; items?: Array<{ name: string }>; error?: string }>;
+      const state = window as unknown as {
+        berth: { server: { live: Live } };
+        heard: Array<[string, string, number | undefined]>;
+        first: unknown;
+      };
+      state.heard = [];
+      const answer = await state.berth.server.live('users', 'role=admin&sort=name&limit=2', {
+        event: (what, record, { seq }) => void state.heard.push([what, record.name ?? record.id, seq]),
+        error: ({ reason }) => void state.heard.push(['error', reason, undefined]),
+      });
+      state.first = { ok: answer.ok, seq: answer.seq, names: answer.items?.map((user) => user.name) };
+    });
+    const heard = () =>
+      page.evaluate(
+        () => (window as unknown as { heard: Array<[string, string, number | undefined]> }).heard,
+      );
+    expect(await page.evaluate(() => (window as unknown as { first: unknown }).first)).toMatchObject({
+      ok: true,
+      seq: expect.any(Number),
+      names: ['grace'],
+    });
+
+    await create('bob', 'member'); // cannot match: nothing heard
+    const ada = await create('ada', 'admin');
+    await call(page, `/users/${ada}`, { method: 'PATCH', json: { name: 'adele' } });
+    await call(page, `/users/${ada}`, { method: 'PATCH', json: { role: 'member' } });
+    await expect
+      .poll(async () => (await heard()).map(([what, name]) => `${what} ${name}`))
+      .toEqual(['enter ada', 'change adele', `leave ${ada}`]);
+    const seqs = (await heard()).map(([, , seq]) => seq!);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(3);
+  });
+
   it('POST / runs a batch, documented in its /docs', async () => {
     const { page } = await openPlayground(await browser());
     const batch = await call(page, '/', {

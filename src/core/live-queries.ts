@@ -3,23 +3,45 @@
  * kept up to date from the change log. The result is sent once (the ack's
  * `items`); then `<topic>:enter`, `:change` and `:leave` say how it moves.
  */
-import {
-  BerthError,
-  byKeys,
-  judge,
-  listQueryFor,
-  orderOf,
-  parseListQueryString,
-  testOf,
-  type Caller,
-  type ChangeEvent,
-  type CollectionDefinition,
-  type ListQuery,
-  type Logger,
-  type Storage,
-  type Topic,
-} from '../core/internal.js';
-import type { Subscriber } from './subscriptions.js';
+import { judge } from './access.js';
+import type { Topic } from './app.js';
+import type { Caller } from './caller.js';
+import type { CollectionDefinition } from './collection.js';
+import { BerthError } from './errors.js';
+import type { ChangeEvent } from './events.js';
+import { parseListQueryString } from './list-query.js';
+import type { Logger } from './logger.js';
+import { byKeys, testOf } from './record-match.js';
+import { listQueryFor } from './resource-policy.js';
+import { orderOf, type ListQuery, type Storage } from './storage.js';
+
+/**
+ * Who holds a live query: a realtime connection on the Node server (its
+ * socket.io socket or plain WebSocket), or a live query in the page. Its
+ * events are `<topic>:enter`, `:change` and `:leave`, and `berth:error`
+ * when the query ends.
+ */
+export interface LiveSubscriber {
+  readonly id: string;
+  emit(event: string, ...args: unknown[]): unknown;
+}
+
+/** What one live query in the page hears (berth/browser's `server.live`, which berth/client uses): what entered, changed within or left its result, and its end. */
+export interface PageLiveHandlers {
+  /** One event of a change (all but the change's last say `more`: the result stands after the last). */
+  event(
+    what: 'enter' | 'change' | 'leave',
+    record: { id: string },
+    meta: { seq?: number; more?: boolean },
+  ): void;
+  /** The query could not follow a change and ended: subscribe again. */
+  error(problem: { code?: number; reason: string }): void;
+}
+
+/** A live query's start: its result at `seq` (its events follow), or why it was refused. */
+export type PageLiveAnswer =
+  | { ok: true; seq: number; items: Array<{ id: string }>; close(): void }
+  | { ok: false; error: string; errors?: unknown };
 
 /** Live queries one client may hold at once. */
 export const maxLiveQueriesPerClient = 20;
@@ -30,7 +52,7 @@ type AnyRecord = Record<string, unknown> & { id: string };
 
 /** One client's live query, and the result it was last told of. */
 interface LiveQuery {
-  socket: Subscriber;
+  socket: LiveSubscriber;
   caller: Caller | undefined;
   topic: string;
   /** The query string as the client sent it: the subscription's name in its events. */
@@ -88,7 +110,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const { topics, logger } = options;
   const collections = new Map(options.collections.map((collection) => [collection.name, collection]));
   const indexes = new Map<string, Index>();
-  const bySocket = new Map<Subscriber, Map<string, LiveQuery>>();
+  const bySocket = new Map<LiveSubscriber, Map<string, LiveQuery>>();
   let count = 0;
 
   const indexOf = (topic: string): Index => {
@@ -276,7 +298,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
   return {
     /** Starts a live query: its first result, at `seq` (the log's position when it was read). */
     async subscribe(
-      socket: Subscriber,
+      socket: LiveSubscriber,
       caller: Caller | undefined,
       topic: string,
       query: string,
@@ -383,14 +405,14 @@ export function createLiveQueries(options: LiveQueryOptions) {
         },
       };
     },
-    unsubscribe(socket: Subscriber, topic: string, query: string): void {
+    unsubscribe(socket: LiveSubscriber, topic: string, query: string): void {
       const mine = bySocket.get(socket);
       const live = mine?.get(nameOf(topic, query));
       if (!live) return;
       mine!.delete(nameOf(topic, query));
       remove(live);
     },
-    drop(socket: Subscriber): void {
+    drop(socket: LiveSubscriber): void {
       const mine = bySocket.get(socket);
       if (!mine) return;
       for (const live of mine.values()) remove(live);
@@ -416,7 +438,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
     },
     /** Each client's live queries, for the admin monitor. */
     *sockets(): Iterable<
-      [Subscriber, { caller: string | null; list: Array<{ topic: string; query: string }> }]
+      [LiveSubscriber, { caller: string | null; list: Array<{ topic: string; query: string }> }]
     > {
       for (const [socket, mine] of bySocket) {
         const list = [...mine.values()];

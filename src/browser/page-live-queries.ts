@@ -1,0 +1,107 @@
+/**
+ * Live queries in the page, kept by the same engine as the Node server's
+ * (`core/live-queries`): the result is read once, then each change of
+ * its topic is applied to it where it can concern it (looked up by the
+ * query's equality condition and by the ids in its result), and the query is
+ * read again only where the database alone knows the answer (a full result
+ * that lost a record). A write costs nothing for the live queries it cannot
+ * concern. The page's caller is its one user, as its `fetch` is.
+ */
+import {
+  adminCaller,
+  createLiveQueries,
+  type ChangeEvent,
+  type CollectionDefinition,
+  type EventBus,
+  type LiveSubscriber,
+  type PageLiveAnswer,
+  type PageLiveHandlers,
+  type Logger,
+  type Storage,
+  type Topic,
+} from '../core/internal.js';
+
+export interface PageLiveOptions {
+  topics: ReadonlyMap<string, Topic>;
+  collections: readonly CollectionDefinition[];
+  storage: Storage;
+  events: EventBus;
+  logger: Logger;
+  /** Settles once storage is migrated. */
+  ready: Promise<void>;
+}
+
+export function createPageLiveQueries(options: PageLiveOptions) {
+  const { storage, events } = options;
+  const engine = createLiveQueries(options);
+  /** How to end each live query that is open. */
+  const open = new Set<() => void>();
+  let counter = 0;
+  /** The seq of the last change event (or the log's head before any): where a result read now stands. */
+  let head = 0;
+  let unfollow: (() => void) | undefined;
+  let following: Promise<void> | undefined;
+  const hear = (event: ChangeEvent): void => {
+    if (event.seq !== undefined && event.seq > head) head = event.seq;
+    engine.deliver(event);
+  };
+  /** Hears the change events from now on; the log's head covers what came before (a later event only raises it). */
+  const follow = async (): Promise<void> => {
+    await options.ready;
+    unfollow = events.subscribe(hear);
+    const bounds = await storage.changes?.bounds().catch(() => undefined);
+    head = Math.max(head, bounds?.head ?? 0);
+  };
+
+  return {
+    /** Starts a live query of `GET /<topic>?<query>`: refused as the Node server refuses one (paging, a limit over 100…). */
+    async live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer> {
+      await (following ??= follow());
+      let connected = true;
+      const subscriber: LiveSubscriber = {
+        id: `page-live-${++counter}`,
+        emit(event, payload, meta) {
+          if (!connected) return;
+          if (event === 'berth:error') {
+            // The engine has let it go already.
+            end();
+            return handlers.error(payload as { code?: number; reason: string });
+          }
+          handlers.event(
+            event.slice(topic.length + 1) as 'enter' | 'change' | 'leave',
+            payload as { id: string },
+            meta as { seq?: number; more?: boolean },
+          );
+        },
+      };
+      const end = (): void => {
+        if (!open.delete(end)) return;
+        connected = false;
+        engine.drop(subscriber);
+      };
+      open.add(end);
+      let started;
+      try {
+        started = await engine.subscribe(subscriber, adminCaller, topic, query, () => head);
+      } catch (error) {
+        end();
+        throw error;
+      }
+      const { ack, start } = started;
+      if (!ack.ok) {
+        end();
+        return ack;
+      }
+      // Its changes start once the caller has taken the result (its continuation runs before this timer).
+      if (start) setTimeout(start, 0);
+      return { ok: true, seq: ack.seq, items: ack.items as Array<{ id: string }>, close: end };
+    },
+    /** Ends every live query (the server stops). */
+    close(): void {
+      for (const end of [...open]) end();
+      unfollow?.();
+      unfollow = undefined;
+      following = undefined;
+    },
+  };
+}
