@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createBrowserServer } from '../src/browser/browser-server.js';
+import { createBrowserServer, type BrowserServer } from '../src/browser/browser-server.js';
 import { createClient } from '../src/client/index.js';
-import { booksModule, type books } from '../src/modules/books/index.js';
+import { booksModule, books } from '../src/modules/books/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
 async function pageServer() {
@@ -17,6 +17,23 @@ async function pageServer() {
     return method === 'DELETE' ? undefined : ((await response.json()) as { id: string });
   };
   return { server, write };
+}
+
+type List = ReturnType<ReturnType<BrowserServer['storage']['as']>['repository']>['list'];
+
+/** Wraps each list read made through the storage's caller views: where the live queries' engine reads. */
+function onListReads(server: BrowserServer, wrap: (list: List) => List): void {
+  const as = server.storage.as.bind(server.storage);
+  server.storage.as = (caller) => {
+    const view = as(caller);
+    const repository = view.repository.bind(view);
+    view.repository = (collection) => {
+      const records = repository(collection);
+      records.list = wrap(records.list.bind(records)) as typeof records.list;
+      return records;
+    };
+    return view;
+  };
 }
 
 describe('berth/client on an in-page server', () => {
@@ -98,20 +115,9 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     if (!answer.ok) throw new Error(answer.error);
     expect(answer.items.map((book) => (book as { title?: string }).title)).toEqual(['Kindred']);
     expect(answer.seq).toBe((await server.storage.changes!.bounds()).head);
-    // Every list read of the database, counted on the views the engine reads through (a write's route lists nothing).
+    // Every list read of the database, counted (a write's route lists nothing).
     let reads = 0;
-    const as = server.storage.as.bind(server.storage);
-    server.storage.as = (caller) => {
-      const view = as(caller);
-      const repository = view.repository.bind(view);
-      view.repository = (collection) => {
-        const records = repository(collection);
-        const list = records.list.bind(records);
-        records.list = (query) => (reads++, list(query));
-        return records;
-      };
-      return view;
-    };
+    onListReads(server, (list) => (query) => (reads++, list(query)));
 
     for (let i = 0; i < 20; i++)
       await write('POST', '/books', { title: `Other ${i}`, author: 'Anon', year: 2000 + i });
@@ -137,7 +143,49 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
   });
 
-  it('refuses what the Node server refuses, saying why: paging, an unknown topic', async () => {
+  it('a change that comes before the one before it is applied is never lost: in one transaction, or while the result is read', async () => {
+    const { server } = await pageServer();
+    const client = createClient({ server });
+    const live = client.live<typeof books>('books', 'year=2001&sort=title');
+    await live.ready;
+    const titles = () => live.items.map(({ title }) => title);
+    const read = async () =>
+      (
+        (await (await server.fetch('/books?year=2001&sort=title')).json()) as {
+          items: Array<{ title: string }>;
+        }
+      ).items.map(({ title }) => title);
+    // Its enter is not applied yet when its leave comes.
+    await server.storage.transaction(async (tx) => {
+      const gone = await tx.repository(books).create({ title: 'Gone', author: 'X', year: 2001 });
+      await tx.repository(books).update(gone.id, { year: 2002 });
+    });
+    await new Promise((settle) => setTimeout(settle, 20));
+    expect(titles()).toEqual(await read());
+    expect(titles()).toEqual([]);
+
+    // A record of the first result changes while that result is read.
+    const moves = await server.storage.repository(books).create({ title: 'Moves', author: 'X', year: 2001 });
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    onListReads(server, (list) => async (query) => {
+      const page = await list(query);
+      await held;
+      return page;
+    });
+    const second = client.live<typeof books>('books', 'year=2001&sort=-title');
+    await new Promise((settle) => setTimeout(settle, 10)); // read, and held
+    await server.storage.repository(books).update(moves.id, { year: 2002 });
+    release();
+    await second.ready;
+    await new Promise((settle) => setTimeout(settle, 20));
+    expect(second.items.map(({ title }) => title)).toEqual([]);
+    expect(titles()).toEqual([]);
+    client.close();
+    await server.close();
+  });
+
+  it('refuses what the Node server refuses, saying why: paging, an unknown topic; and any once it is closed', async () => {
     const { server } = await pageServer();
     const handlers = { event: () => {}, error: () => {} };
     expect(await server.live('books', 'offset=10', handlers)).toMatchObject({
@@ -149,5 +197,9 @@ describe('an in-page server keeps live queries as the Node server does', () => {
       error: 'unknown topic "nope"',
     });
     await server.close();
+    expect(await server.live('books', '', handlers)).toEqual({
+      ok: false,
+      error: 'the in-page server is closed',
+    });
   });
 });

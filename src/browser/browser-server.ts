@@ -59,8 +59,8 @@ export interface BrowserServer {
   events: EventBus;
   /**
    * A live query of `GET /<topic>?<query>` (filters, sort, a limit up to 100; no paging), kept as the Node
-   * server keeps one: its result at a seq, then what enters, changes within and leaves it. `berth/client`'s
-   * `live` uses it; `close()` on the answer ends it.
+   * server keeps one: its result at a seq, then (from a later task) what enters, changes within and leaves it,
+   * each a copy. `berth/client`'s `live` uses it; `close()` on the answer ends it.
    */
   live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
   /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */

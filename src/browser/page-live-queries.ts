@@ -41,6 +41,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   let head = 0;
   let unfollow: (() => void) | undefined;
   let following: Promise<void> | undefined;
+  let closed = false;
   const hear = (event: ChangeEvent): void => {
     if (event.seq !== undefined && event.seq > head) head = event.seq;
     engine.deliver(event);
@@ -48,15 +49,22 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   /** Hears the change events from now on; the log's head covers what came before (a later event only raises it). */
   const follow = async (): Promise<void> => {
     await options.ready;
+    if (closed) return;
     unfollow = events.subscribe(hear);
     const bounds = await storage.changes?.bounds().catch(() => undefined);
     head = Math.max(head, bounds?.head ?? 0);
   };
 
   return {
-    /** Starts a live query of `GET /<topic>?<query>`: refused as the Node server refuses one (paging, a limit over 100…). */
+    /**
+     * Starts a live query of `GET /<topic>?<query>`, with the Node server's rules for one (no paging, a limit up to
+     * 100). Its events start in a later task: the caller takes `items` as the answer comes, then hears what follows.
+     */
     async live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer> {
+      const stopped = { ok: false as const, error: 'the in-page server is closed' };
+      if (closed) return stopped;
       await (following ??= follow());
+      if (closed) return stopped;
       let connected = true;
       const subscriber: LiveSubscriber = {
         id: `page-live-${++counter}`,
@@ -67,11 +75,19 @@ export function createPageLiveQueries(options: PageLiveOptions) {
             end();
             return handlers.error(payload as { code?: number; reason: string });
           }
-          handlers.event(
-            event.slice(topic.length + 1) as 'enter' | 'change' | 'leave',
-            payload as { id: string },
-            meta as { seq?: number; more?: boolean },
-          );
+          try {
+            // A copy: what the caller does with it never touches the result the engine keeps.
+            handlers.event(
+              event.slice(topic.length + 1) as 'enter' | 'change' | 'leave',
+              structuredClone(payload) as { id: string },
+              meta as { seq?: number; more?: boolean },
+            );
+          } catch (error) {
+            // The caller's own failure: reported as the page reports any, and the query goes on.
+            setTimeout(() => {
+              throw error;
+            }, 0);
+          }
         },
       };
       const end = (): void => {
@@ -94,14 +110,19 @@ export function createPageLiveQueries(options: PageLiveOptions) {
       }
       // Its changes start once the caller has taken the result (its continuation runs before this timer).
       if (start) setTimeout(start, 0);
-      return { ok: true, seq: ack.seq, items: ack.items as Array<{ id: string }>, close: end };
+      return {
+        ok: true,
+        seq: ack.seq,
+        items: structuredClone(ack.items) as Array<{ id: string }>,
+        close: end,
+      };
     },
     /** Ends every live query (the server stops). */
     close(): void {
+      closed = true;
       for (const end of [...open]) end();
       unfollow?.();
       unfollow = undefined;
-      following = undefined;
     },
   };
 }

@@ -67,6 +67,8 @@ interface LiveQuery {
   key: string | undefined;
   /** Changes that came while its first result was read, applied once it is sent. */
   pending: ChangeEvent[] | undefined;
+  /** Changes handed to it and not applied yet. */
+  queued: number;
   /** Its changes apply one after another (a refill reads the database). */
   queue: Promise<void>;
   /** The events of the change being applied, sent together once it is. */
@@ -83,6 +85,11 @@ interface Index {
   scanned: Set<LiveQuery>;
   /** By the ids in their results: only these can lose a record. */
   members: Map<string, Set<LiveQuery>>;
+  /**
+   * Those whose result is being read or has changes still to apply: their ids above are not yet what their
+   * results will hold, so every change of the collection goes to them (one that does not concern them does nothing).
+   */
+  busy: Set<LiveQuery>;
 }
 
 const keyOf = (field: string, value: unknown): string => `${field}\u0000${JSON.stringify(value)}`;
@@ -118,7 +125,13 @@ export function createLiveQueries(options: LiveQueryOptions) {
     if (!index)
       indexes.set(
         topic,
-        (index = { byValue: new Map(), fields: new Map(), scanned: new Set(), members: new Map() }),
+        (index = {
+          byValue: new Map(),
+          fields: new Map(),
+          scanned: new Set(),
+          members: new Map(),
+          busy: new Set(),
+        }),
       );
     return index;
   };
@@ -146,6 +159,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       if (uses === 0) index.fields.delete(field);
       else index.fields.set(field, uses);
     } else index.scanned.delete(live);
+    index.busy.delete(live);
     for (const item of live.items) part(index, item.id, live);
     live.items = [];
     count--;
@@ -269,13 +283,21 @@ export function createLiveQueries(options: LiveQueryOptions) {
     return low;
   };
 
+  /** One change applied (or failed): once none waits, only the changes its result can concern reach it. */
+  const settle = (live: LiveQuery): void => {
+    if (--live.queued === 0 && live.pending === undefined) indexOf(live.topic).busy.delete(live);
+  };
   const enqueue = (live: LiveQuery, event: ChangeEvent): void => {
+    live.queued++;
+    indexOf(live.topic).busy.add(live);
     live.queue = live.queue
       .then(async () => {
         await apply(live, event);
         flush(live);
+        settle(live);
       })
       .catch((error: unknown) => {
+        settle(live);
         live.outbox = [];
         // Never a silent gap: the client is told its result may be wrong and is unsubscribed.
         logger.warn(
@@ -365,6 +387,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
         items: [],
         key: equality ? keyOf(equality.field, equality.value) : undefined,
         pending: [],
+        queued: 0,
         queue: Promise.resolve(),
         outbox: [],
       };
@@ -381,13 +404,17 @@ export function createLiveQueries(options: LiveQueryOptions) {
         set.add(live);
         index.fields.set(equality!.field, (index.fields.get(equality!.field) ?? 0) + 1);
       } else index.scanned.add(live);
+      index.busy.add(live);
       // Registered before its first result is read: what changes meanwhile waits in `pending`, applied after.
       const seq = position();
       try {
         live.items = await read(live);
       } catch (error) {
-        mine.delete(name);
-        remove(live);
+        // Unless it was replaced or dropped meanwhile (and so let go of already).
+        if (isCurrent(live)) {
+          mine.delete(name);
+          remove(live);
+        }
         throw error;
       }
       // Dropped (the client left) or replaced while its result was read: nothing of it may stay indexed.
@@ -402,6 +429,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
           const waiting = live.pending ?? [];
           live.pending = undefined;
           for (const event of waiting) enqueue(live, event);
+          if (live.queued === 0) index.busy.delete(live);
         },
       };
     },
@@ -423,6 +451,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       const index = indexes.get(event.topic);
       if (!index) return;
       const concerned = new Set<LiveQuery>(index.members.get(event.record.id));
+      for (const live of index.busy) concerned.add(live);
       if (event.action !== 'deleted') {
         const record = event.record as Record<string, unknown>;
         for (const field of index.fields.keys()) {
