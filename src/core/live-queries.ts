@@ -1,7 +1,9 @@
 /**
  * Live queries: a subscriber's list query (`status=open&sort=-due&limit=20`),
- * kept up to date from the change log. The result is sent once (the ack's
- * `items`); then `<topic>:enter`, `:change` and `:leave` say how it moves.
+ * kept up to date from the changes in their order (the change log's tail on
+ * the Node server, the change events in the page). The result is sent once
+ * (the ack's `items`); then `<topic>:enter`, `:change` and `:leave` say how
+ * it moves.
  */
 import { judge } from './access.js';
 import type { Topic } from './app.js';
@@ -26,7 +28,11 @@ export interface LiveSubscriber {
   emit(event: string, ...args: unknown[]): unknown;
 }
 
-/** What one live query in the page hears (berth/browser's `server.live`, which berth/client uses): what entered, changed within or left its result, and its end. */
+/**
+ * What one live query in the page hears (berth/browser's `server.live`,
+ * which berth/client uses): what entered, changed within or left its
+ * result, and its end.
+ */
 export interface PageLiveHandlers {
   /** One event of a change (all but the change's last say `more`: the result stands after the last). */
   event(
