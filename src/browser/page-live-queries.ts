@@ -65,11 +65,10 @@ export function createPageLiveQueries(options: PageLiveOptions) {
       if (closed) return stopped;
       await (following ??= follow());
       if (closed) return stopped;
-      let connected = true;
       const subscriber: LiveSubscriber = {
         id: `page-live-${++counter}`,
         emit(event, payload, meta) {
-          if (!connected) return;
+          if (!open.has(end)) return;
           if (event === 'berth:error') {
             // The engine has let it go already.
             end();
@@ -91,9 +90,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         },
       };
       const end = (): void => {
-        if (!open.delete(end)) return;
-        connected = false;
-        engine.drop(subscriber);
+        if (open.delete(end)) engine.drop(subscriber);
       };
       open.add(end);
       let started;

@@ -288,7 +288,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
   }
   function connect(socket: WebSocket, channel: ChannelDefinition, address: string, rooms: string[]): void {
     const client = new ChannelClient(socket, channel, address);
-    attach(socket, client, client.clientId, address);
+    attach(client, client.clientId);
     for (const room of rooms) client.joinAsked(room);
   }
 
@@ -450,7 +450,8 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     if (client) client.alive = true;
   }
   /** A client's connection is counted, shown in the monitor and kept alive; its socket's events go to it. */
-  function attach(socket: WebSocket, client: WebSocketClient, id: string, address: string): void {
+  function attach(client: WebSocketClient, id: string): void {
+    const { client: socket, address } = client;
     clients.set(socket, client);
     options.connections.opened(address);
     options.monitor.connected(id, 'websocket', address);
@@ -466,7 +467,7 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
     header: string | undefined,
   ): void {
     const client = new EventsClient(socket, events, address, header);
-    attach(socket, client, client.id, address);
+    attach(client, client.id);
   }
 
   const { events } = options;
