@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { createApp, defineCollection, defineModule, field, type Logger } from '../src/core/internal.js';
 import { keepChangeLog } from '../src/node/data/change-log-retention.js';
+import { DepartedPositions } from '../src/realtime/departed.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
 const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
@@ -27,12 +32,9 @@ describe('the change log’s retention', () => {
     const { logger, lines } = recordingLogger();
     let settings = { retentionMs: 1_000_000, maxChanges: 1000 };
     // "Now" is the cut plus the retention: the five old ones are older than it, the three new ones are not.
-    const kept = keepChangeLog(
-      changes,
-      () => settings,
-      logger,
-      () => cutTime + settings.retentionMs,
-    );
+    const kept = keepChangeLog(changes, () => settings, logger, {
+      now: () => cutTime + settings.retentionMs,
+    });
     try {
       expect(await kept.trim()).toBe(5);
       expect(await changes.bounds()).toEqual({ head, floor: head - 3 });
@@ -47,5 +49,104 @@ describe('the change log’s retention', () => {
       kept.stop();
       await storage.close();
     }
+  });
+});
+
+describe('the change log’s retention and its subscribers', () => {
+  it('the size cut stops where a subscriber within the retention has read up to, on any process; the time cut does not', async () => {
+    const storage = app.createStorage(openSqliteStorage(':memory:'));
+    await storage.migrate(app.collections);
+    const changes = storage.changes!;
+    for (let i = 0; i < 10; i++) await storage.repository(notes).create({ title: `note ${i}` });
+    const { head } = await changes.bounds();
+    const { logger, lines } = recordingLogger();
+    let settings = { retentionMs: 3_600_000, maxChanges: 2 };
+    // This process's subscribers have read up to head - 6; asked with the retention as the window.
+    let ours: number | undefined = head - 6;
+    const windows: number[] = [];
+    let clock = Date.now();
+    const kept = keepChangeLog(changes, () => settings, logger, {
+      held: (withinMs) => {
+        windows.push(withinMs);
+        return ours;
+      },
+      now: () => clock,
+    });
+    try {
+      expect(await kept.trim()).toBe(4);
+      expect((await changes.bounds()).floor).toBe(head - 6);
+      expect(windows).toEqual([3_600_000]);
+      expect(lines.join('\n')).toMatch(
+        /keeping up to 4 change\(s\) over 2: a subscriber within the retention \(1h\) has read up to seq \d+ only/,
+      );
+      // Said once while the same hold keeps the log over its size.
+      expect(await kept.trim()).toBe(0);
+      expect(lines.filter((line) => line.includes('keeping')).length).toBe(1);
+
+      // Another process's subscriber holds lower: its hold, in the database, stops this one's cut too.
+      await changes.hold!('another process', head - 5, new Date(clock + 60_000).toISOString());
+      ours = head;
+      expect(await kept.trim()).toBe(1);
+      expect((await changes.bounds()).floor).toBe(head - 5);
+      // Its hold expires (it stopped renewing it): the size cut goes on, ours being past it.
+      clock += 61_000;
+      expect(await kept.trim()).toBe(3);
+      expect((await changes.bounds()).floor).toBe(head - 2);
+
+      // The retention's time goes past a hold: a subscriber older than it is told to read again on resume.
+      ours = head - 2;
+      clock += 3_600_000 + 1000;
+      settings = { retentionMs: 3_600_000, maxChanges: 1000 };
+      expect(await kept.trim()).toBe(1); // the last change stays in the table (see trim), past the floor
+      expect((await changes.bounds()).floor).toBe(head);
+
+      // With the retention off the size alone decides: no hold is asked for or kept.
+      for (let i = 0; i < 3; i++) await storage.repository(notes).create({ title: `more ${i}` });
+      settings = { retentionMs: 0, maxChanges: 1 };
+      ours = head;
+      windows.length = 0;
+      await kept.trim();
+      expect(windows).toEqual([]);
+      expect((await changes.bounds()).floor).toBe(head + 2);
+    } finally {
+      kept.stop();
+      await storage.close();
+    }
+  });
+
+  it('a database made before holds gets their table at its next start', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-holds-'));
+    const file = join(directory, 'data.db');
+    try {
+      const before = app.createStorage(openSqliteStorage(file));
+      await before.migrate(app.collections);
+      await before.repository(notes).create({ title: 'kept' });
+      await before.close();
+      const raw = new Database(file);
+      raw.exec('DROP TABLE berth_change_holds');
+      raw.close();
+      const after = app.createStorage(openSqliteStorage(file));
+      await after.migrate(app.collections);
+      await after.changes!.hold!('a', 1, new Date(Date.now() + 60_000).toISOString());
+      expect(await after.changes!.held!(new Date().toISOString())).toBe(1);
+      expect((await after.changes!.read(0, 10)).map(({ record }) => record.title)).toEqual(['kept']);
+      await after.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('where the subscribers that left stood', () => {
+  it('the lowest of those that left within the window, kept by the minute they left; older minutes are forgotten', () => {
+    const departed = new DepartedPositions();
+    expect(departed.lowest(60_000, 0)).toBeUndefined();
+    departed.add(5, 1_000);
+    departed.add(3, 30_000);
+    departed.add(9, 125_000);
+    expect(departed.lowest(60_000, 90_000)).toBe(3);
+    // Minute 0 ended more than the window ago: forgotten, for good.
+    expect(departed.lowest(60_000, 130_000)).toBe(9);
+    expect(departed.lowest(3_600_000, 130_000)).toBe(9);
   });
 });

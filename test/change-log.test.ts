@@ -218,6 +218,27 @@ describe.each(drivers)('the change log on %s', (_name, open) => {
     }
   });
 
+  it('holds: the lowest seq of the holds not expired; a hold is renewed in place, withdrawn with null, and dropped once expired', async () => {
+    const { storage, changes } = await opened();
+    try {
+      const at = (ms: number) => new Date(Date.UTC(2026, 10, 27, 12, 0, 0, ms)).toISOString();
+      expect(await changes.held!(at(0))).toBeUndefined();
+      await changes.hold!('a', 40, at(3000));
+      await changes.hold!('b', 25, at(1000));
+      expect(await changes.held!(at(0))).toBe(25);
+      // b renews its hold higher: one hold per holder.
+      await changes.hold!('b', 60, at(1000));
+      expect(await changes.held!(at(0))).toBe(40);
+      await changes.hold!('b', 10, at(1000));
+      // Expired at its time: b no longer holds, a does.
+      expect(await changes.held!(at(1000))).toBe(40);
+      await changes.hold!('a', null, at(5000));
+      expect(await changes.held!(at(1000))).toBeUndefined();
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('seqAt finds where a time cut falls', async () => {
     const { storage, changes } = await opened();
     try {

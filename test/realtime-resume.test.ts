@@ -1,5 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/core/internal.js';
+import { keepChangeLog } from '../src/node/data/change-log-retention.js';
 import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
@@ -136,5 +138,70 @@ describe('resuming a subscription with since', () => {
     expect(written.length).toBeGreaterThan(50);
     expect(received).toEqual(written);
     socket.disconnect();
+  });
+
+  it('retention keeps what a subscriber that left within it has not read, over the size; a replay trimmed under it says so', async () => {
+    const server = await startRealtimeServer();
+    const away = await connectedSocket(server.url);
+    const seenAway = recorded(away);
+    const stays = await connectedSocket(server.url);
+    recorded(stays);
+    await away.emitWithAck('subscribe', 'books');
+    for (let i = 0; i < 3; i++) await createBook(server.url, `before ${i}`);
+    await expect.poll(() => seenAway.length).toBe(3);
+    const last = seenAway[2]!.seq;
+    away.disconnect();
+    // One that stays connected from here on holds here too.
+    expect(await stays.emitWithAck('subscribe', 'books')).toMatchObject({ ok: true, seq: last });
+    for (let i = 0; i < 5; i++) await createBook(server.url, `while away ${i}`);
+    // At most two changes kept by size, an hour by time; this process's subscribers say where they stand.
+    const kept = keepChangeLog(
+      server.storage.changes!,
+      () => ({ retentionMs: 3_600_000, maxChanges: 2 }),
+      silentLogger,
+      { held: (withinMs) => server.realtime.held(withinMs) },
+    );
+    try {
+      // Everything up to `last` goes (the books written before the test's too), nothing after it.
+      expect(await kept.trim()).toBeGreaterThanOrEqual(3);
+      expect((await server.storage.changes!.bounds()).floor).toBe(last);
+      const back = await connectedSocket(server.url);
+      const seen = recorded(back);
+      const resumed = (await back.emitWithAck('subscribe', { topic: 'books', since: last })) as Ack;
+      expect(resumed.resync).toBeUndefined();
+      await expect
+        .poll(() => seen.map(({ title }) => title))
+        .toEqual([0, 1, 2, 3, 4].map((i) => `while away ${i}`));
+      back.disconnect();
+      stays.disconnect();
+
+      // Another instance trims past a replay while it reads (this instance's hold is not renewed yet): the
+      // client is told, and subscribing again says resync.
+      const { head } = await server.storage.changes!.bounds();
+      const changes = server.storage.changes!;
+      const read = changes.read.bind(changes);
+      changes.read = async (after, limit) => {
+        changes.read = read;
+        await changes.trim(head);
+        return read(after, limit);
+      };
+      const late = await connectedSocket(server.url);
+      const told = new Promise((done) => late.once('berth:error', done));
+      expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
+        ok: true,
+      });
+      expect(await told).toMatchObject({
+        code: 503,
+        topic: 'books',
+        reason: expect.stringMatching(/subscribe again/),
+      });
+      expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
+        ok: true,
+        resync: true,
+      });
+      late.disconnect();
+    } finally {
+      kept.stop();
+    }
   });
 });

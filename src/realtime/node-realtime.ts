@@ -53,6 +53,12 @@ export interface NodeRealtime {
   readonly io: SocketIoServer;
   /** Credentials were reloaded (a new admin token): subscribers' tokens are checked again. */
   recheckCallers(): void;
+  /**
+   * The lowest seq of the change log this process's subscribers have read
+   * up to, those that left less than `withinMs` ago included (they may come
+   * back and resume): retention keeps what comes after. Undefined when none.
+   */
+  held(withinMs: number): number | undefined;
   close(): Promise<void>;
 }
 
@@ -203,6 +209,8 @@ export async function createNodeRealtime(
       return loaded.socketIo.io;
     },
     recheckCallers: () => loaded?.socketIo.recheckCallers(),
+    // Not loaded yet: nobody ever subscribed here.
+    held: (withinMs) => loaded?.socketIo.held(withinMs),
     bridge: {
       async transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };

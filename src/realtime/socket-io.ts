@@ -489,6 +489,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
     requests,
     /** Credentials were reloaded: every subscriber's token is checked again. */
     recheckCallers: () => subscriptions.recheckAll(),
+    /** The lowest seq its subscribers have read up to (those that left within `withinMs` too), for retention. */
+    held: (withinMs: number) => subscriptions.held(withinMs),
     handleRequest(incoming: IncomingMessage, outgoing: ServerResponse): void {
       engine.handleRequest(incoming, outgoing);
     },

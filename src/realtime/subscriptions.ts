@@ -1,4 +1,5 @@
 import type { SubscriberEntry } from './monitor.js';
+import { DepartedPositions } from './departed.js';
 import {
   judge,
   type Authenticator,
@@ -126,11 +127,23 @@ export function createSubscriptions(options: SubscriptionOptions) {
     void socket.leave?.(topicRoom(topic));
   };
 
+  /** Where a subscriber stands in the log: the lowest of its topics' seqs, undefined without the log. */
+  const positionOf = (standing: Standing): number | undefined => {
+    let lowest: number | undefined;
+    for (const seq of standing.topics.values())
+      if (seq >= 0 && (lowest === undefined || seq < lowest)) lowest = seq;
+    return lowest;
+  };
+  const departed = new DepartedPositions();
+
   const drop = (socket: Subscriber): void => {
     const standing = standings.get(socket);
     if (!standing) return;
     for (const topic of standing.topics.keys()) removed(socket, topic);
     standings.delete(socket);
+    // It may come back and resume from there.
+    const position = positionOf(standing);
+    if (position !== undefined) departed.add(position);
   };
 
   /** Sends the topic's changes after `since`, up to `upTo`, that the caller may read now: a resume's replay. */
@@ -145,6 +158,9 @@ export function createSubscriptions(options: SubscriptionOptions) {
     let after = since;
     while (after < upTo) {
       const page = await options.changes!.read(after, replayPage);
+      // Trimmed past it meanwhile (another instance's trim; its own holds it): never a silent gap.
+      if ((await options.changes!.bounds()).floor > after)
+        throw new Error(`the log was trimmed past ${after} during the replay`);
       if (page.length === 0) break;
       for (const change of page) {
         if (change.seq > upTo || standings.get(socket) !== standing) return;
@@ -427,6 +443,19 @@ export function createSubscriptions(options: SubscriptionOptions) {
         caller: standing.caller ? `${standing.caller.via}:${standing.caller.id}` : null,
         topics: [...standing.topics].map(([topic, seq]) => ({ topic, seq: Math.max(seq, 0) })),
       }));
+    },
+    /**
+     * The lowest seq a subscriber of this process has read up to: those
+     * connected, and those that left less than `withinMs` ago (they may
+     * resume). Undefined when there is none. Asked at each trim of the log.
+     */
+    held(withinMs: number): number | undefined {
+      let lowest = departed.lowest(withinMs);
+      for (const standing of standings.values()) {
+        const position = positionOf(standing);
+        if (position !== undefined && (lowest === undefined || position < lowest)) lowest = position;
+      }
+      return lowest;
     },
     /** Credentials were reloaded (a new admin token): every subscriber's caller is checked again now. */
     recheckAll(): void {

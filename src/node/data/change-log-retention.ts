@@ -1,4 +1,5 @@
 /** Drops the changes the change log no longer keeps: older than its retention, or past its size. */
+import { randomUUID } from 'node:crypto';
 import { durationText, type ChangeLogDriver, type Logger } from '../../core/internal.js';
 
 /** How often the log is trimmed. */
@@ -11,26 +12,60 @@ export interface LogRetention {
   maxChanges: number;
 }
 
+/** How long a process's hold stands without being renewed (it is renewed at each trim): a crash lets go then. */
+const holdForMs = 3 * everyMs;
+
+const iso = (time: number): string => new Date(time).toISOString();
+
 /**
  * Trims the log once now and then every minute, as the running settings
  * say (a reload applies at the next trim). Every instance and worker may
  * run it: a trim is one transaction, and trimming to where another already
- * did drops nothing. A change younger than the retention is dropped only
- * when the log holds more than `maxChanges`; a client that resumes from
- * before the floor is told to read again (`resync`), never given a gap.
+ * did drops nothing.
+ *
+ * A change older than the retention is dropped. A younger one is dropped
+ * only when the log holds more than `maxChanges`, and never one that a
+ * subscriber within the retention has not read: one connected to any
+ * instance, or one that left less than the retention ago (it may resume).
+ * Each process says where its own subscribers stand (`held`) in the
+ * database at each trim, and the size cut stops at the lowest of them. A
+ * client that resumes from before the floor is told to read again
+ * (`resync`), never given a gap. With the retention `off`, the size alone
+ * decides.
  */
 export function keepChangeLog(
   changes: ChangeLogDriver,
   retention: () => LogRetention,
   logger: Logger,
-  now: () => number = Date.now,
+  options: {
+    /** The lowest seq this process's subscribers have read up to, those that left within `withinMs` included. */
+    held?: (withinMs: number) => number | undefined;
+    now?: () => number;
+  } = {},
 ): { trim(): Promise<number>; stop(): void } {
+  const now = options.now ?? Date.now;
+  const holder = randomUUID();
+  /** The hold last reported as keeping the log over its size: said once, not at every trim. */
+  let reported: number | undefined;
   const trim = async (): Promise<number> => {
     const { retentionMs, maxChanges } = retention();
+    const at = now();
     const { head } = await changes.bounds();
     const bySize = head - maxChanges;
-    const byTime = retentionMs > 0 ? await changes.seqAt(new Date(now() - retentionMs).toISOString()) : 0;
-    const cut = Math.max(bySize, byTime);
+    const byTime = retentionMs > 0 ? await changes.seqAt(iso(at - retentionMs)) : 0;
+    let held: number | undefined;
+    if (retentionMs > 0 && changes.hold && changes.held) {
+      await changes.hold(holder, options.held?.(retentionMs) ?? null, iso(at + holdForMs));
+      held = await changes.held(iso(at));
+    }
+    const cut = Math.max(held === undefined ? bySize : Math.min(bySize, held), byTime);
+    if (held !== undefined && held < bySize && byTime < bySize && held !== reported) {
+      logger.info(
+        { held, maxChanges },
+        `change log: keeping up to ${bySize - Math.max(held, byTime)} change(s) over ${maxChanges}: a subscriber within the retention (${durationText(retentionMs)}) has read up to seq ${held} only`,
+      );
+    }
+    reported = held !== undefined && held < bySize ? held : undefined;
     if (cut <= 0) return 0;
     const dropped = await changes.trim(cut);
     if (dropped > 0) {

@@ -111,6 +111,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
           maxChanges: serving.settings.changeLogMaxChanges.value,
         }),
         logger,
+        // Where this process's subscribers stand: the size cut keeps what they have not read.
+        { held: (withinMs) => realtime?.held(withinMs) },
       )
     : undefined;
 

@@ -347,7 +347,7 @@ export const settingTable = {
     parse: wholeNumber(1000, 'number of changes the log keeps'),
     live: true,
     description:
-      'keep at most this many changes in the change log, however young (the oldest go first; a client that resumes from before them is told to read again)',
+      'keep at most this many changes in the change log, however young (the oldest go first; a client that resumes from before them is told to read again), but never one that a realtime subscriber within the retention has not read: connected, or gone for less than the retention',
   }),
   requestLog: setting<boolean>({
     label: 'request log',

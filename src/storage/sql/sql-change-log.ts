@@ -29,6 +29,7 @@ export const sqliteChangeLog: SqlChangeLogSchema = {
     // always above every seq given before. No index on `at`: a time cut is found by seq (times rise with it).
     'CREATE TABLE IF NOT EXISTS berth_changes (seq INTEGER PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor INTEGER NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS berth_change_holds (holder TEXT PRIMARY KEY, seq INTEGER NOT NULL, until TEXT NOT NULL)',
   ],
 };
 
@@ -37,6 +38,7 @@ export const postgresChangeLog: SqlChangeLogSchema = {
   create: [
     'CREATE TABLE IF NOT EXISTS berth_changes (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record JSONB NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor BIGINT NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS berth_change_holds (holder TEXT PRIMARY KEY, seq BIGINT NOT NULL, until TEXT NOT NULL)',
   ],
 };
 
@@ -45,10 +47,11 @@ export async function createChangeLog(connection: SqlConnection, schema: SqlChan
   for (const statement of schema.create) await connection.run(statement, []);
 }
 
-/** Whether the log's tables are there (one cheap query; a missing table throws). */
+/** Whether the log's tables are there (cheap queries; a missing table throws), the holds too (added later). */
 export async function hasChangeLog(connection: SqlConnection): Promise<boolean> {
   try {
     await connection.all('SELECT seq FROM berth_changes WHERE seq < 0', []);
+    await connection.all('SELECT seq FROM berth_change_holds WHERE seq < 0', []);
     return true;
   } catch {
     return false;
@@ -164,6 +167,22 @@ export function sqlChangeLog(
     },
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
+    async hold(holder, seq, until) {
+      if (seq === null) {
+        await connection.run(`DELETE FROM berth_change_holds WHERE holder = ${p(1)}`, [holder]);
+        return;
+      }
+      await connection.run(
+        `INSERT INTO berth_change_holds (holder, seq, until) VALUES (${p(1)}, ${p(2)}, ${p(3)}) ON CONFLICT (holder) DO UPDATE SET seq = excluded.seq, until = excluded.until`,
+        [holder, seq, until],
+      );
+    },
+    async held(now) {
+      // A holder that stopped without withdrawing (a crash) lets go once its hold expires.
+      await connection.run(`DELETE FROM berth_change_holds WHERE until <= ${p(1)}`, [now]);
+      const row = await connection.one('SELECT min(seq) AS seq FROM berth_change_holds', []);
+      return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+    },
     async seqAt(time) {
       // Times rise with seqs (within a clock's steps): a binary search of point reads by seq, no index on time.
       const first = await connection.one('SELECT min(seq) AS low, max(seq) AS high FROM berth_changes', []);
