@@ -114,6 +114,45 @@ describe('the change log’s retention and its subscribers', () => {
     }
   });
 
+  it('a process that stopped holds for the retention (its subscribers may resume elsewhere); holds that cannot be read leave only the time cut', async () => {
+    const storage = app.createStorage(openSqliteStorage(':memory:'));
+    await storage.migrate(app.collections);
+    const changes = storage.changes!;
+    for (let i = 0; i < 6; i++) await storage.repository(notes).create({ title: `note ${i}` });
+    const { head } = await changes.bounds();
+    const settings = { retentionMs: 3_600_000, maxChanges: 1 };
+    let clock = Date.now();
+    const stopping = keepChangeLog(changes, () => settings, recordingLogger().logger, {
+      held: () => head - 4,
+      now: () => clock,
+    });
+    await stopping.holdNow();
+    stopping.stop();
+    // Half an hour later another process trims: the stopped one's hold still stands.
+    clock += 1_800_000;
+    const { logger, lines } = recordingLogger();
+    const other = keepChangeLog(changes, () => settings, logger, { now: () => clock });
+    try {
+      await other.trim();
+      expect((await changes.bounds()).floor).toBe(head - 4);
+      // Holds that cannot be read: the size waits, and says why.
+      const failing = { ...changes, held: () => Promise.reject(new Error('the database is gone')) };
+      const blind = keepChangeLog(failing, () => settings, logger, { now: () => clock });
+      expect(await blind.trim()).toBe(0);
+      blind.stop();
+      expect(lines.join('\n')).toMatch(
+        /holds could not be read or written, so only the retention's time trims now: the database is gone/,
+      );
+      // Past the retention, the stopped process's hold is gone: the size cut goes on.
+      clock += 1_800_001;
+      await other.trim();
+      expect((await changes.bounds()).floor).toBeGreaterThan(head - 4);
+    } finally {
+      other.stop();
+      await storage.close();
+    }
+  });
+
   it('a database made before holds gets their table at its next start', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'berth-holds-'));
     const file = join(directory, 'data.db');
@@ -143,10 +182,14 @@ describe('where the subscribers that left stood', () => {
     expect(departed.lowest(60_000, 0)).toBeUndefined();
     departed.add(5, 1_000);
     departed.add(3, 30_000);
-    departed.add(9, 125_000);
     expect(departed.lowest(60_000, 90_000)).toBe(3);
-    // Minute 0 ended more than the window ago: forgotten, for good.
-    expect(departed.lowest(60_000, 130_000)).toBe(9);
+    // A new minute forgets those that ended more than the window (the last asked for) before: for good.
+    departed.add(9, 125_000);
     expect(departed.lowest(3_600_000, 130_000)).toBe(9);
+    // Never asked (the retention off): a week's minutes at most.
+    const unasked = new DepartedPositions();
+    unasked.add(1, 0);
+    unasked.add(2, 7 * 86_400_000 + 60_000);
+    expect(unasked.lowest(30 * 86_400_000, 7 * 86_400_000 + 60_000)).toBe(2);
   });
 });

@@ -86,6 +86,18 @@ interface Standing {
    * or before it is sent again. One map for both: a server keeps one per subscriber.
    */
   topics: Map<string, number>;
+  /**
+   * Its topics whose client has less than their seq above: the seq of the last event it was sent (or of its
+   * subscribe's answer) once a change since was one its caller may not read. Most subscribers never have one.
+   */
+  behind: Map<string, number> | undefined;
+  /**
+   * What its client had (`known`) at the last ask for holds, and at the one before (about a minute
+   * earlier): a dead connection not yet noticed (up to the ping timeout) may have lost what was sent
+   * since, so a hold reaches no further than the older.
+   */
+  seen: number;
+  seenBefore: number;
   queue: Promise<void> | undefined;
   /** A background check of its token is under way. */
   checking: boolean;
@@ -127,12 +139,27 @@ export function createSubscriptions(options: SubscriptionOptions) {
     void socket.leave?.(topicRoom(topic));
   };
 
-  /** Where a subscriber stands in the log: the lowest of its topics' seqs, undefined without the log. */
-  const positionOf = (standing: Standing): number | undefined => {
+  /**
+   * Up to where a subscriber's client has every change of its topics: the lowest of what each topic last
+   * sent it (the seq a resume would give as `since`); undefined without the log.
+   */
+  const knownOf = (standing: Standing): number | undefined => {
     let lowest: number | undefined;
-    for (const seq of standing.topics.values())
+    for (const [topic, cursor] of standing.topics) {
+      const seq = standing.behind?.get(topic) ?? cursor;
       if (seq >= 0 && (lowest === undefined || seq < lowest)) lowest = seq;
+    }
     return lowest;
+  };
+  /** What retention keeps for a subscriber: what its client has, as it was at least a minute ago at most. */
+  const holdOf = (standing: Standing): number | undefined => {
+    const known = knownOf(standing);
+    return known === undefined ? undefined : Math.min(known, standing.seenBefore);
+  };
+  /** Its client had `seq` when it subscribed (its `since`, or the answer's seq). */
+  const subscribedAt = (standing: Standing, seq: number): void => {
+    standing.seen = Math.min(standing.seen, seq);
+    standing.seenBefore = Math.min(standing.seenBefore, seq);
   };
   const departed = new DepartedPositions();
 
@@ -142,8 +169,8 @@ export function createSubscriptions(options: SubscriptionOptions) {
     for (const topic of standing.topics.keys()) removed(socket, topic);
     standings.delete(socket);
     // It may come back and resume from there.
-    const position = positionOf(standing);
-    if (position !== undefined) departed.add(position);
+    const hold = holdOf(standing);
+    if (hold !== undefined) departed.add(hold);
   };
 
   /** Sends the topic's changes after `since`, up to `upTo`, that the caller may read now: a resume's replay. */
@@ -307,8 +334,17 @@ export function createSubscriptions(options: SubscriptionOptions) {
       if (seq <= cursor) return false;
       standing.topics.set(event.topic, seq);
     }
-    return judge(rules.read, standing.caller, event.record as Record<string, unknown>, rules.ownership)
-      .allowed;
+    const { allowed } = judge(
+      rules.read,
+      standing.caller,
+      event.record as Record<string, unknown>,
+      rules.ownership,
+    );
+    // Not sent: its client still has only what it was sent last, which a resume gives as `since`.
+    if (allowed) standing.behind?.delete(event.topic);
+    else if (seq !== undefined && !standing.behind?.has(event.topic))
+      (standing.behind ??= new Map()).set(event.topic, cursor);
+    return allowed;
   };
   const argsOf = (event: ChangeEvent, presented: Record<string, unknown>): unknown[] =>
     event.seq === undefined ? [presented] : [presented, { seq: event.seq }];
@@ -368,6 +404,9 @@ export function createSubscriptions(options: SubscriptionOptions) {
           stale: false,
           told: 0,
           topics: new Map(),
+          behind: undefined,
+          seen: Infinity,
+          seenBefore: Infinity,
           queue: undefined,
           checking: false,
         };
@@ -379,11 +418,19 @@ export function createSubscriptions(options: SubscriptionOptions) {
       added(socket, topic);
       if (at === undefined) return;
       if (since === undefined || since >= at) {
-        standing.topics.set(topic, Math.max(at, since ?? 0, standing.topics.get(topic)!));
+        const cursor = Math.max(at, since ?? 0, standing.topics.get(topic)!);
+        standing.topics.set(topic, cursor);
+        // The answer says max(at, since): already subscribed further, the client has less than the cursor.
+        const answered = Math.max(at, since ?? 0);
+        if (answered < cursor) (standing.behind ??= new Map()).set(topic, answered);
+        else standing.behind?.delete(topic);
+        subscribedAt(standing, since ?? at);
         return;
       }
       // The replay goes first in the socket's queue: live events wait behind it, and skip what it sent.
       standing.topics.set(topic, since);
+      standing.behind?.delete(topic);
+      subscribedAt(standing, since);
       const subscribed = standing;
       enqueue(socket, subscribed, () =>
         replay(socket, subscribed, topic, since, at).catch((error: unknown) => {
@@ -393,6 +440,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
             `realtime: a replay failed: ${(error as Error).message}`,
           );
           subscribed.topics.delete(topic);
+          subscribed.behind?.delete(topic);
           removed(socket, topic);
           socket.emit(closingEvent, {
             code: 503,
@@ -406,6 +454,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       const standing = standings.get(socket);
       if (!standing) return;
       standing.topics.delete(topic);
+      standing.behind?.delete(topic);
       removed(socket, topic);
       if (standing.topics.size === 0) standings.delete(socket);
     },
@@ -445,15 +494,22 @@ export function createSubscriptions(options: SubscriptionOptions) {
       }));
     },
     /**
-     * The lowest seq a subscriber of this process has read up to: those
-     * connected, and those that left less than `withinMs` ago (they may
-     * resume). Undefined when there is none. Asked at each trim of the log.
+     * The lowest seq up to which a subscriber of this process has every
+     * change of its topics: those connected, and those that left less than
+     * `withinMs` ago (they may resume). Each as it was at the ask before
+     * (about a minute ago) when that is lower: a connection that died
+     * unnoticed may have lost what was sent since. Undefined when there is
+     * none. Asked at each trim of the log.
      */
     held(withinMs: number): number | undefined {
       let lowest = departed.lowest(withinMs);
       for (const standing of standings.values()) {
-        const position = positionOf(standing);
-        if (position !== undefined && (lowest === undefined || position < lowest)) lowest = position;
+        const known = knownOf(standing);
+        if (known === undefined) continue;
+        standing.seenBefore = standing.seen;
+        standing.seen = known;
+        const hold = Math.min(known, standing.seenBefore);
+        if (lowest === undefined || hold < lowest) lowest = hold;
       }
       return lowest;
     },

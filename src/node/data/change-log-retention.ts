@@ -12,9 +12,6 @@ export interface LogRetention {
   maxChanges: number;
 }
 
-/** How long a process's hold stands without being renewed (it is renewed at each trim): a crash lets go then. */
-const holdForMs = 3 * everyMs;
-
 const iso = (time: number): string => new Date(time).toISOString();
 
 /**
@@ -28,10 +25,12 @@ const iso = (time: number): string => new Date(time).toISOString();
  * subscriber within the retention has not read: one connected to any
  * instance, or one that left less than the retention ago (it may resume).
  * Each process says where its own subscribers stand (`held`) in the
- * database at each trim, and the size cut stops at the lowest of them. A
- * client that resumes from before the floor is told to read again
- * (`resync`), never given a gap. With the retention `off`, the size alone
- * decides.
+ * database at each trim and once more as it stops (`holdNow`), and the
+ * size cut stops at the lowest of every process's holds. A hold stands for
+ * the retention: the subscribers of a process that stopped, or crashed,
+ * may resume on another within it. A client that resumes from before the
+ * floor is told to read again (`resync`), never given a gap. With the
+ * retention `off`, the size alone decides.
  */
 export function keepChangeLog(
   changes: ChangeLogDriver,
@@ -42,11 +41,17 @@ export function keepChangeLog(
     held?: (withinMs: number) => number | undefined;
     now?: () => number;
   } = {},
-): { trim(): Promise<number>; stop(): void } {
+): { trim(): Promise<number>; holdNow(): Promise<void>; stop(): void } {
   const now = options.now ?? Date.now;
   const holder = randomUUID();
-  /** The hold last reported as keeping the log over its size: said once, not at every trim. */
-  let reported: number | undefined;
+  /** Whether a hold keeps the log over its size: said when that starts, not at every trim. */
+  let keptOver = false;
+  /** Writes this process's hold (renewing it for the retention); answers the lowest hold of all, if any. */
+  const hold = async (retentionMs: number, at: number): Promise<number | undefined> => {
+    if (retentionMs <= 0 || !changes.hold || !changes.held) return undefined;
+    await changes.hold(holder, options.held?.(retentionMs) ?? null, iso(at + Math.max(retentionMs, everyMs)));
+    return changes.held(iso(at));
+  };
   const trim = async (): Promise<number> => {
     const { retentionMs, maxChanges } = retention();
     const at = now();
@@ -54,18 +59,25 @@ export function keepChangeLog(
     const bySize = head - maxChanges;
     const byTime = retentionMs > 0 ? await changes.seqAt(iso(at - retentionMs)) : 0;
     let held: number | undefined;
-    if (retentionMs > 0 && changes.hold && changes.held) {
-      await changes.hold(holder, options.held?.(retentionMs) ?? null, iso(at + holdForMs));
-      held = await changes.held(iso(at));
-    }
-    const cut = Math.max(held === undefined ? bySize : Math.min(bySize, held), byTime);
-    if (held !== undefined && held < bySize && byTime < bySize && held !== reported) {
-      logger.info(
-        { held, maxChanges },
-        `change log: keeping up to ${bySize - Math.max(held, byTime)} change(s) over ${maxChanges}: a subscriber within the retention (${durationText(retentionMs)}) has read up to seq ${held} only`,
+    try {
+      held = await hold(retentionMs, at);
+    } catch (error) {
+      // Where subscribers stand cannot be known: the size waits, the time does not.
+      held = 0;
+      logger.warn(
+        { err: error },
+        `change log: the subscribers' holds could not be read or written, so only the retention's time trims now: ${(error as Error).message}`,
       );
     }
-    reported = held !== undefined && held < bySize ? held : undefined;
+    const cut = Math.max(held === undefined ? bySize : Math.min(bySize, held), byTime);
+    const over = held !== undefined && held < bySize && byTime < bySize;
+    if (over && !keptOver) {
+      logger.info(
+        { held, maxChanges },
+        `change log: keeping up to ${bySize - Math.max(held!, byTime)} change(s) over ${maxChanges}: a subscriber within the retention (${durationText(retentionMs)}) has read up to seq ${held} only`,
+      );
+    }
+    keptOver = over;
     if (cut <= 0) return 0;
     const dropped = await changes.trim(cut);
     if (dropped > 0) {
@@ -90,6 +102,17 @@ export function keepChangeLog(
   timer.unref();
   return {
     trim,
+    /** Writes this process's hold now: as it stops, once its subscribers have left (they may resume elsewhere). */
+    async holdNow() {
+      try {
+        await hold(retention().retentionMs, now());
+      } catch (error) {
+        logger.warn(
+          { err: error },
+          `change log: this process's subscribers' hold could not be written: ${(error as Error).message}`,
+        );
+      }
+    },
     stop() {
       clearTimeout(first);
       clearInterval(timer);

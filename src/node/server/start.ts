@@ -125,6 +125,8 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       `shutting down: finishing ${listener.inFlight} request(s) in flight`,
     );
     await realtime?.close();
+    // Its subscribers have left: where they stood is kept for the retention, so they may resume elsewhere.
+    await keeping?.holdNow();
     const cut = await listener.close(settings.shutdownTimeout.value);
     await Promise.all(draining);
     if (cut > 0) {
