@@ -3,6 +3,7 @@
 //    (a file, as `berth start` keeps it) and PostgreSQL when one answers at BENCH_POSTGRES_URL
 //    (default postgres://postgres@127.0.0.1:5432/test), rounds interleaved; then a POST answered by the app in
 //    process, and a POST over a real socket to Berth's Node server (wrk, the server's CPU per POST, SQLite);
+//    and the floor under SQLite's ratio: better-sqlite3 alone, a row, and a row with a log row in its statement;
 // 2. resuming: a real `berth start`, a writer at about BENCH_WRITE_RATE writes a second, and a socket.io client
 //    that disconnects and resumes with `since` BENCH_CYCLES times: changes lost and repeated, and the time from a
 //    record's createdAt to its event (p50, p99);
@@ -92,6 +93,57 @@ const writeCost = (open, label) =>
     const repository = storage.repository(notes);
     return (title, n) => repository.create({ title, n });
   });
+
+/**
+ * The floor under the SQLite ratio, with no Berth code at all: better-sqlite3 inserting a row into a table
+ * like the notes' on a file as Berth opens it (WAL, synchronous NORMAL), alone and with a second row into a
+ * log table in the same statement (a trigger: the same transaction, one more B-tree page in the commit), rounds
+ * interleaved, each round on a new file.
+ */
+async function sqliteAloneCost() {
+  const { default: Database } = await import('../dist/storage/sqlite-driver.js');
+  const directory = mkdtempSync(join(tmpdir(), 'berth-bench-raw-'));
+  const variants = {
+    'one row': '',
+    'and a log row in its statement':
+      "CREATE TEMP TRIGGER logged AFTER INSERT ON main.notes BEGIN INSERT INTO changes (collection, record_id, action, record, at) VALUES ('notes', NEW.id, 'created', json_object('id', NEW.id, 'title', NEW.title, 'n', NEW.n, 'createdAt', NEW.createdAt, 'updatedAt', NEW.updatedAt), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')); END",
+  };
+  const results = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of inRoundOrder(Object.keys(variants), round)) {
+        const db = new Database(join(directory, `${round}-${name.length}.sqlite`));
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.exec(
+          'CREATE TABLE notes (id TEXT PRIMARY KEY, title TEXT NOT NULL, n INTEGER NOT NULL, createdAt TEXT NOT NULL, updatedAt TEXT NOT NULL);' +
+            'CREATE TABLE changes (seq INTEGER PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, at TEXT NOT NULL);',
+        );
+        if (variants[name]) db.exec(variants[name]);
+        const insert = db.prepare(
+          'INSERT INTO notes (id, title, n, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?) RETURNING *',
+        );
+        const write = (i) => {
+          const now = new Date().toISOString();
+          insert.all(`${round}-${i}-${Math.random().toString(36).slice(2)}`, `note ${i}`, i, now, now);
+        };
+        for (let i = 0; i < 200; i++) write(-i - 1);
+        const started = performance.now();
+        for (let i = 0; i < writesPerRound; i++) write(i);
+        results[name].push(((performance.now() - started) * 1000) / writesPerRound);
+        db.close();
+      }
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  const base = median(results['one row']);
+  return Object.entries(results).map(([name, values]) => [
+    `SQLite alone (no Berth): ${name}`,
+    median(values).toFixed(1),
+    (median(values) / base).toFixed(2) + '×',
+  ]);
+}
 
 /**
  * µs per `POST /notes` answered by the app in process (Berth's routing, validation, rules and JSON; no
@@ -476,6 +528,7 @@ export async function benchChanges() {
   const rows = await writeCost(sqliteDriver, 'SQLite');
   if (postgres) rows.push(...(await writeCost(postgresDriver, 'PostgreSQL')));
   else console.log(`(PostgreSQL: nothing answers at ${postgresUrl}; set BENCH_POSTGRES_URL to measure it)`);
+  rows.push(...(await sqliteAloneCost()));
   table([['a create through the data layer', 'µs (median)', '× without'], ...rows]);
   const requests = await requestCost(sqliteDriver, 'SQLite');
   if (postgres) requests.push(...(await requestCost(postgresDriver, 'PostgreSQL')));

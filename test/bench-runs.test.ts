@@ -221,6 +221,16 @@ describe('npm run bench', () => {
         expect(ratio, name).toMatch(/^\d+\.\d\d×$/);
       }
     }
+    // The floor under SQLite's ratio: better-sqlite3 alone, with a log row in its statement and without.
+    const alone = rows.filter(([first]) => first!.startsWith('SQLite alone (no Berth)'));
+    expect(alone.map(([name]) => name)).toEqual([
+      'SQLite alone (no Berth): one row',
+      'SQLite alone (no Berth): and a log row in its statement',
+    ]);
+    for (const [name, micros, ratio] of alone) {
+      expect(micros, name).toMatch(/^\d+\.\d$/);
+      expect(ratio, name).toMatch(/^\d+\.\d\d×$/);
+    }
     const resumed = rows.filter(([first]) => /cycles in/.test(first!));
     expect(resumed).toHaveLength(2);
     for (const [label, writes, , lost, repeated, outOfOrder] of resumed) {
