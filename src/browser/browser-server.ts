@@ -20,6 +20,7 @@ import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
+import { followPageChanges } from './page-changes.js';
 import { createPageLiveQueries } from './page-live-queries.js';
 import { pageRequest } from './page-request.js';
 
@@ -55,7 +56,10 @@ export interface BrowserServer {
   /** True when a request is one this server answers (the Service Worker passes the others on). */
   handles(request: Request): boolean;
   storage: Storage;
-  /** The change events of every write (`{ topic, action, record }`), for the page to follow. */
+  /**
+   * The change events of every write to its database (`{ topic, action, record, seq }`), in the log's order:
+   * another tab's and the Service Worker's on the same database too, for the page to follow.
+   */
   events: EventBus;
   /**
    * A live query of `GET /<topic>?<query>` (filters, sort, a limit up to 100; no paging), kept as the Node
@@ -93,8 +97,11 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     createApp({ name, modules: [...options.modules, batchModule], ui: false, admin: false, realtime: false }),
     { realtimePath: undefined },
   );
+  // This context's writes publish here (the app's own listeners hear them at once); the page hears every
+  // change of the database, other contexts' too, in the log's order, on `events`.
+  const writes = new EventBus();
   const events = new EventBus();
-  const storage = app.createStorage(options.storage ?? openIndexedDbStorage(name), events);
+  const storage = app.createStorage(options.storage ?? openIndexedDbStorage(name), writes);
   const settings = new Map<string, ResolvedSettings>();
   for (const moduleSettings of app.settings) {
     const section = options.settings?.[moduleSettings.module];
@@ -110,7 +117,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   const ready = startApp(app, {
     storage,
     logger: options.logger ?? silentLogger,
-    events,
+    events: writes,
     mode: 'release',
     settings,
   }).then((done) => {
@@ -118,6 +125,14 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     migrated = true;
   });
   const settled = ready.catch(() => {}); // a storage failure is answered route by route
+  const changes = followPageChanges({
+    name,
+    storage,
+    writes,
+    events,
+    logger: options.logger ?? silentLogger,
+    ready,
+  });
   const live = createPageLiveQueries({
     topics: app.topics,
     collections: app.collections,
@@ -130,7 +145,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     {
       storage,
       logger: options.logger ?? silentLogger,
-      events,
+      events: writes,
       mode: 'release',
       bodyLimit: 1024 * 1024,
       settings,
@@ -172,6 +187,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     live: live.live,
     async close() {
       live.close();
+      changes.close();
       await settled;
       if (started) await stopApp(started);
       else await storage.close();

@@ -23,6 +23,7 @@ import {
   type Topic,
   tokenIn,
   createLiveQueries,
+  followLog,
 } from '../core/internal.js';
 import { Conversation, type ConversationHooks } from './answer-in-order.js';
 import { MessageRate, type ConnectionLimiter } from './limits.js';
@@ -34,7 +35,6 @@ import {
   type Subscriber,
 } from './subscriptions.js';
 import { createTopicRequests } from './topic-requests.js';
-import { followLog } from './log-tail.js';
 import type { RealtimeMonitor } from './monitor.js';
 
 export interface SocketIoOptions {

@@ -10,10 +10,10 @@ import {
   type Caller,
   type ChangeLogDriver,
   type createLiveQueries,
+  type LogTail,
   type Logger,
   type Topic,
 } from '../core/internal.js';
-import type { followLog } from './log-tail.js';
 import type { createSubscriptions, Subscriber } from './subscriptions.js';
 
 /**
@@ -105,7 +105,7 @@ export interface TopicRequestOptions {
   callerOf: (subscriber: Subscriber) => Promise<Caller | null | undefined>;
   subscriptions: ReturnType<typeof createSubscriptions>;
   /** With the app's change log: where delivery stands, and the log itself (for `since`). */
-  tail?: ReturnType<typeof followLog>;
+  tail?: LogTail;
   changes?: ChangeLogDriver;
   live?: ReturnType<typeof createLiveQueries>;
   logger: Logger;

@@ -155,6 +155,75 @@ describe('the in-page server (window.berth.fetch) in Chromium', () => {
     expect(new Set(seqs).size).toBe(3);
   });
 
+  it('another tab’s writes reach this page’s change events and live queries, in the log’s order, each once', async () => {
+    const { page, context, url } = await openPlayground(await browser());
+    const other = await context.newPage(); // the same origin: the same IndexedDB database
+    await other.goto(`${url}/playground/`);
+    await other.locator('#chat-state').waitFor();
+    await page.evaluate(async () => {
+      type Handlers = {
+        event(what: string, record: { id: string; name?: string }, meta: { seq?: number }): void;
+        error(problem: { reason: string }): void;
+      };
+      const state = window as unknown as {
+        berth: {
+          server: {
+            events: {
+              subscribe(
+                listener: (event: {
+                  topic: string;
+                  action: string;
+                  record: { name?: string };
+                  seq?: number;
+                }) => void,
+              ): void;
+            };
+            live(topic: string, query: string, handlers: Handlers): Promise<{ ok: boolean }>;
+          };
+        };
+        events: string[];
+        seqs: number[];
+        live: string[];
+      };
+      state.events = [];
+      state.seqs = [];
+      state.live = [];
+      state.berth.server.events.subscribe(({ topic, action, record, seq }) => {
+        if (topic !== 'users') return;
+        state.events.push(`${action} ${record.name}`);
+        state.seqs.push(seq!);
+      });
+      await state.berth.server.live('users', 'role=admin&sort=name&limit=5', {
+        event: (what, record) => void state.live.push(`${what} ${record.name ?? record.id}`),
+        error: ({ reason }) => void state.live.push(`error ${reason}`),
+      });
+    });
+    const user = async (on: typeof page, name: string, role: string) =>
+      (
+        (await call(on, '/users', { method: 'POST', json: { name, email: `${name}@example.org`, role } }))
+          .body as {
+          id: string;
+        }
+      ).id;
+    const ada = await user(other, 'ada', 'admin');
+    await user(page, 'bob', 'admin');
+    await user(other, 'cy', 'member');
+    await call(other, `/users/${ada}`, { method: 'PATCH', json: { name: 'adele' } });
+    const seen = () =>
+      page.evaluate(() => {
+        const state = window as unknown as { events: string[]; seqs: number[]; live: string[] };
+        return { events: state.events, seqs: state.seqs, live: state.live };
+      });
+    await expect
+      .poll(async () => (await seen()).events, { timeout: 5000 })
+      .toEqual(['created ada', 'created bob', 'created cy', 'updated adele']);
+    const { seqs, live } = await seen();
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
+    await expect.poll(async () => (await seen()).live).toEqual(['enter ada', 'enter bob', 'change adele']);
+    expect(live.length).toBeLessThanOrEqual(3);
+    await other.close();
+  });
+
   it('POST / runs a batch, documented in its /docs', async () => {
     const { page } = await openPlayground(await browser());
     const batch = await call(page, '/', {

@@ -1,5 +1,7 @@
 /** Follows the app's change log and hands each change on once, in the log's order. */
-import type { ChangeEvent, ChangeLogDriver, Logger } from '../core/internal.js';
+import type { ChangeEvent } from './events.js';
+import type { ChangeLogDriver } from './change-log.js';
+import type { Logger } from './logger.js';
 
 /** How many changes one read of the log takes. */
 const pageSize = 500;
@@ -21,8 +23,9 @@ export interface LogTail {
 /**
  * The changes of every instance writing to the database, in one order for
  * every subscriber of this one: the log's. This instance's own writes are
- * poked by their events, other instances' by a message through the adapter,
- * and a timer reads the log every `pollMs` besides, so a poke lost with
+ * poked by their events, other instances' by a message (through the
+ * adapter on Node, a BroadcastChannel between a page's tabs), and a timer
+ * reads the log every `pollMs` besides (none at 0), so a poke lost with
  * Redis or a worker costs a delay, never an event.
  */
 export function followLog(
@@ -74,8 +77,8 @@ export function followLog(
         if (again) drain();
       });
   };
-  const timer = setInterval(drain, pollMs);
-  timer.unref?.();
+  const timer = pollMs > 0 ? setInterval(drain, pollMs) : undefined;
+  (timer as { unref?: () => void } | undefined)?.unref?.();
   return {
     get position() {
       return position;
