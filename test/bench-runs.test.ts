@@ -196,6 +196,7 @@ describe('npm run bench', () => {
         BENCH_WRITES: '100',
         BENCH_CYCLES: '20',
         BENCH_WRITE_RATE: '100',
+        BENCH_WARMUP_MS: '0',
         BENCH_LIVE_QUERIES: '40',
         BENCH_LIVE_OTHERS: '200',
         BENCH_LIVE_SECONDS: '3',
