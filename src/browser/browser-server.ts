@@ -67,7 +67,10 @@ export interface BrowserServer {
    * each a copy. `berth/client`'s `live` uses it; `close()` on the answer ends it.
    */
   live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
-  /** Settles once storage is migrated; rejects with the reason storage cannot be used. `fetch` waits for it by itself. */
+  /**
+   * Settles once storage is migrated and `events` follows its change log (a listener from then on hears every
+   * change); rejects with the reason storage cannot be used. `fetch` waits for the migration by itself.
+   */
   ready: Promise<void>;
   /** Stops the server: the modules' onClose, then storage closed (IndexedDB's connection released). */
   close(): Promise<void>;
@@ -100,7 +103,6 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   // This context's writes publish here (the app's own listeners hear them at once); the page hears every
   // change of the database, other contexts' too, in the log's order, on `events`.
   const writes = new EventBus();
-  const events = new EventBus();
   const storage = app.createStorage(options.storage ?? openIndexedDbStorage(name), writes);
   const settings = new Map<string, ResolvedSettings>();
   for (const moduleSettings of app.settings) {
@@ -114,7 +116,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   }
   let migrated = false;
   let started: StartedApp | undefined;
-  const ready = startApp(app, {
+  const migrating = startApp(app, {
     storage,
     logger: options.logger ?? silentLogger,
     events: writes,
@@ -124,15 +126,17 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     started = done;
     migrated = true;
   });
-  const settled = ready.catch(() => {}); // a storage failure is answered route by route
+  const settled = migrating.catch(() => {}); // a storage failure is answered route by route
   const changes = followPageChanges({
     name,
     storage,
     writes,
-    events,
     logger: options.logger ?? silentLogger,
-    ready,
+    ready: migrating,
   });
+  const { events } = changes;
+  // Ready once the page follows the log too: a listener from then on hears every change, other contexts' too.
+  const ready = migrating.then(() => changes.following);
   const live = createPageLiveQueries({
     topics: app.topics,
     collections: app.collections,

@@ -3,12 +3,16 @@
  * its database in the log's order, those written by another tab or by the
  * Service Worker on the same database included. As a Node instance follows
  * the log that other instances write to, the page follows its IndexedDB log
- * (`core/log-tail`): its own writes pass straight through when they are the
- * next change, and a word from another context over a BroadcastChannel
- * makes it read what it has not seen. The channel carries no change, only
- * that one happened, and only once another context has said it is there.
+ * (`core/log-tail`) from the moment storage is ready: its own writes pass
+ * straight through when they are the next change, and a word from another
+ * context over a BroadcastChannel makes it read what it has not seen. Every
+ * context says that word after its writes (the channel carries no change,
+ * only that one happened).
  */
-import { followLog, type EventBus, type LogTail, type Logger, type Storage } from '../core/internal.js';
+import { EventBus, followLog, type LogTail, type Logger, type Storage } from '../core/internal.js';
+
+/** How often a page that follows the log reads it besides: the bound on a word that was lost. */
+const pollMs = 5000;
 
 export interface PageChangesOptions {
   /** The database's name: contexts on the same database hear each other. */
@@ -16,17 +20,20 @@ export interface PageChangesOptions {
   storage: Storage;
   /** This context's own writes' events (the storage's bus). */
   writes: EventBus;
-  /** Where the page hears them all, in the log's order. */
-  events: EventBus;
   logger: Logger;
   /** Settles once storage is migrated. */
   ready: Promise<void>;
 }
 
-export function followPageChanges(options: PageChangesOptions): { close(): void } {
-  const { storage, writes, events } = options;
+export function followPageChanges(options: PageChangesOptions): {
+  events: EventBus;
+  following: Promise<void>;
+  close(): void;
+} {
+  const { storage, writes, logger } = options;
   const changes = storage.changes;
   let tail: LogTail | undefined;
+  let starting: Promise<void> | undefined;
   /** The last seq passed on before the tail started: it starts at or after it. */
   let passed = 0;
   let closed = false;
@@ -34,57 +41,65 @@ export function followPageChanges(options: PageChangesOptions): { close(): void 
     changes && typeof BroadcastChannel === 'function'
       ? new BroadcastChannel(`berth-changes:${options.name}`)
       : undefined;
-  /** Another context on this database said it is there: from then on, each write is told. */
-  let peers = false;
+
+  const start = (): void => {
+    if (!changes || tail || starting || closed) return;
+    starting = options.ready
+      .then(async () => {
+        const { head } = await changes.bounds();
+        if (closed) return;
+        tail = followLog(changes, Math.max(head, passed), (event) => events.publish(event), logger, pollMs);
+      })
+      .catch((error: unknown) =>
+        // Storage that cannot be used now: this context's own events go on as they come; the next change or
+        // word tries again.
+        logger.warn(
+          { err: error },
+          `the page's change events follow this page's writes only for now: ${(error as Error).message}`,
+        ),
+      )
+      .finally(() => (starting = undefined));
+  };
+  const events = new EventBus();
+  start();
+  /** Settles once the first start is done (following, or failed and waiting for the next change). */
+  const following = starting ?? Promise.resolve();
+
   let telling = false;
   const tell = (): void => {
     telling = false;
     if (!closed) channel!.postMessage('changed');
   };
   const unsubscribe = writes.subscribe((event) => {
-    if (tail) tail.poke(event);
+    if (tail && event.seq !== undefined) tail.poke(event);
     else {
+      // Not following yet (or an event that is no change of the log): as it comes.
       if (event.seq !== undefined && event.seq > passed) passed = event.seq;
       events.publish(event);
+      if (event.seq !== undefined) start();
     }
     // One word for a transaction's writes together.
-    if (peers && !telling) {
+    if (channel && event.seq !== undefined && !telling) {
       telling = true;
       queueMicrotask(tell);
     }
   });
-  const heard = ({ data }: MessageEvent): void => {
-    if (data === 'hello') channel!.postMessage('here');
-    peers = true;
-    if (data === 'changed') tail?.poke();
+  const heard = (): void => {
+    if (tail) tail.poke();
+    else start();
   };
   channel?.addEventListener('message', heard);
-  channel?.postMessage('hello');
   // A page back from the background or the back-forward cache may have missed a word: it reads what it has not seen.
   const awake = (): void => {
-    if (typeof document === 'undefined' || document.visibilityState === 'visible') tail?.poke();
+    if (document.visibilityState === 'visible') heard();
   };
   const page = typeof document === 'object' && channel ? document : undefined;
   page?.addEventListener('visibilitychange', awake);
   if (page) globalThis.addEventListener?.('pageshow', awake);
 
-  options.ready
-    .then(async () => {
-      if (closed || !changes) return;
-      const { head } = await changes.bounds();
-      if (closed) return;
-      // No timer: this context's writes and the others' words poke it.
-      tail = followLog(changes, Math.max(head, passed), (event) => events.publish(event), options.logger, 0);
-    })
-    .catch((error: unknown) =>
-      // Storage that cannot be used: this context's own events go on as they come.
-      options.logger.warn(
-        { err: error },
-        `the page's change events follow this page's writes only: ${(error as Error).message}`,
-      ),
-    );
-
   return {
+    events,
+    following,
     close() {
       closed = true;
       unsubscribe();

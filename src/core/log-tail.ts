@@ -67,10 +67,13 @@ export function followLog(
     }
     reading = read()
       .catch((error: unknown) =>
-        logger.warn(
-          { err: error },
-          `realtime: reading the change log failed; the next poke reads again: ${(error as Error).message}`,
-        ),
+        // Stopped meanwhile (its storage closing): nothing to read again.
+        stopped
+          ? undefined
+          : logger.warn(
+              { err: error },
+              `realtime: reading the change log failed; the next poke reads again: ${(error as Error).message}`,
+            ),
       )
       .finally(() => {
         reading = undefined;

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createApp,
+  defineCollection,
+  defineModule,
+  EventBus,
+  field,
+  silentLogger,
+  type ChangeEvent,
+} from '../src/core/internal.js';
+import { followPageChanges } from '../src/browser/page-changes.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
+
+const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+const app = createApp({ name: 'pages', modules: [defineModule({ name: 'notes', collections: [notes] })] });
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * Two contexts on one database, as two tabs (or a tab and its Service Worker) on one IndexedDB database: each
+ * its own storage and writes, the log shared. Here an SQLite file, which keeps the same change log.
+ */
+async function twoContexts(name: string) {
+  const directory = mkdtempSync(join(tmpdir(), 'berth-page-changes-'));
+  cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+  const context = async () => {
+    const writes = new EventBus();
+    const storage = app.createStorage(openSqliteStorage(join(directory, 'data.sqlite')), writes);
+    await storage.migrate(app.collections);
+    const followed = followPageChanges({
+      name,
+      storage,
+      writes,
+      logger: silentLogger,
+      ready: Promise.resolve(),
+    });
+    cleanups.push(async () => {
+      followed.close();
+      await storage.close();
+    });
+    return { writes, storage, followed };
+  };
+  return { first: await context(), second: await context() };
+}
+
+const titleOf = (event: ChangeEvent): string => (event.record as unknown as { title: string }).title;
+
+const heard = (events: EventBus) => {
+  const seen: ChangeEvent[] = [];
+  events.subscribe((event) => seen.push(event));
+  return seen;
+};
+
+describe('the page’s change events, other contexts’ writes included', () => {
+  it('hear another context’s writes, its first one too, in the log’s order with their own, each once', async () => {
+    const { first, second } = await twoContexts(`one-${process.pid}`);
+    const seen = heard(first.followed.events);
+    const secondSeen = heard(second.followed.events);
+    await Promise.all([first.followed.following, second.followed.following]);
+    // The other context writes at once, before anything passed between them.
+    await second.storage.repository(notes).create({ title: 'theirs 1' });
+    await expect.poll(() => seen.map((event) => titleOf(event))).toEqual(['theirs 1']);
+    await first.storage.repository(notes).create({ title: 'mine' });
+    await second.storage.repository(notes).create({ title: 'theirs 2' });
+    await expect.poll(() => seen.map((event) => titleOf(event))).toEqual(['theirs 1', 'mine', 'theirs 2']);
+    const seqs = seen.map((event) => event.seq!);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(3);
+    // An event that is no change of the log passes as it comes.
+    first.writes.publish({
+      topic: 'notes',
+      action: 'updated',
+      record: { id: 'x', title: 'no seq' } as { id: string },
+    });
+    expect(seen.at(-1)?.record).toEqual({ id: 'x', title: 'no seq' });
+    // The other context hears the same, in the same order.
+    expect(secondSeen.map(titleOf)).toEqual(['theirs 1', 'mine', 'theirs 2']);
+  });
+
+  it('once closed, hears nothing more', async () => {
+    const { first, second } = await twoContexts(`two-${process.pid}`);
+    const seen = heard(first.followed.events);
+    await first.followed.following;
+    await second.storage.repository(notes).create({ title: 'before' });
+    await expect.poll(() => seen.length).toBe(1);
+    first.followed.close();
+    await second.storage.repository(notes).create({ title: 'after' });
+    await new Promise((done) => setTimeout(done, 100));
+    expect(seen.map((event) => titleOf(event))).toEqual(['before']);
+  });
+});
