@@ -25,7 +25,7 @@ const app = createApp({
 interface ChangeList {
   head: number;
   floor: number;
-  retention: { time: string; maxChanges: number | null };
+  retention: { time: string; maxChanges: number | null; held: number | null };
   items: Array<{
     seq: number;
     collection: string;
@@ -144,12 +144,24 @@ describe('GET /admin/changes', () => {
     const kept = await logged({
       runtime: runtime([entry('change log retention', 36 * 3_600_000), entry('change log size', 5000)]),
     });
-    expect((await kept.changes()).retention).toEqual({ time: '36h', maxChanges: 5000 });
+    expect((await kept.changes()).retention).toEqual({ time: '36h', maxChanges: 5000, held: null });
+    // Where a subscriber holds the log, on any instance (a hold not expired).
+    const note = await kept.create('/notes', { title: 'held' });
+    const { head } = await kept.changes();
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    await kept.storage.changes!.hold!('an instance', head, inAMinute);
+    await kept.storage.changes!.hold!('another', head - 1, new Date(Date.now() - 1).toISOString());
+    expect((await kept.changes()).retention.held).toBe(head);
+    expect(note.id).toBeTruthy();
     const sizeOnly = await logged({
       runtime: runtime([entry('change log retention', 0), entry('change log size', 1000)]),
     });
-    expect((await sizeOnly.changes()).retention).toEqual({ time: 'off', maxChanges: 1000 });
-    expect((await (await logged()).changes()).retention).toEqual({ time: 'off', maxChanges: null });
+    expect((await sizeOnly.changes()).retention).toEqual({ time: 'off', maxChanges: 1000, held: null });
+    expect((await (await logged()).changes()).retention).toEqual({
+      time: 'off',
+      maxChanges: null,
+      held: null,
+    });
   });
 
   it('on the Node server, the retention is the settings’: changeLogRetention and changeLogMaxChanges', async () => {
@@ -170,7 +182,7 @@ describe('GET /admin/changes', () => {
       expect(await response.json()).toEqual({
         head: 0,
         floor: 0,
-        retention: { time: '2d', maxChanges: 2500 },
+        retention: { time: '2d', maxChanges: 2500, held: null },
         items: [],
       });
     } finally {

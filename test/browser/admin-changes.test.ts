@@ -44,6 +44,7 @@ describe('admin UI: the Changes page', () => {
     await facts.getByText(`${head.toLocaleString('en')} (the last change appended)`).waitFor();
     expect(await facts.textContent()).toContain('Floor0 (nothing dropped yet)');
     expect(await facts.textContent()).toContain('Kept7d, at most 1,000,000 changes');
+    expect(await facts.textContent()).not.toContain('Held'); // nobody subscribed
 
     const rows = page.locator('table.changes tbody tr');
     await expect.poll(() => rows.count()).toBe(50);
@@ -164,6 +165,21 @@ describe('admin UI: the Changes page', () => {
     } finally {
       for (const socket of sockets) socket.disconnect();
     }
+  });
+
+  it('says where a realtime subscriber holds the log', async () => {
+    const { page } = await openAdmin(await browser());
+    await page.route('**/admin/changes?*', async (route) => {
+      const response = await route.fetch();
+      const list = (await response.json()) as { retention: object };
+      await route.fulfill({ response, json: { ...list, retention: { ...list.retention, held: 4242 } } });
+    });
+    await openChanges(page);
+    const facts = page.locator('dl.facts');
+    await facts
+      .getByText('(a realtime subscriber has read up to it: the size keeps every change after it)')
+      .waitFor();
+    expect(await facts.textContent()).toContain('Held4,242 (a realtime subscriber');
   });
 
   it('says so where the storage keeps no change log', async () => {

@@ -41,6 +41,13 @@ const ChangeList = z.object({
         .int()
         .nullable()
         .describe('The most changes kept (`changeLogMaxChanges`); null where nothing trims the log'),
+      held: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          'The lowest seq a realtime subscriber within the retention has read up to, on any instance: the size never drops the changes after it. Null when none holds',
+        ),
     })
     .describe('What the log keeps, as the running settings say'),
   items: z.array(ChangeItem).describe('Newest first'),
@@ -84,11 +91,12 @@ export const changeLogRoute = defineRoute({
       );
     }
     const { head, floor } = await log.bounds();
+    const held = (await log.held?.(new Date().toISOString())) ?? null;
     const changes = await log.readBefore(query.before ?? head + 1, query.limit, query.collection);
     return {
       head,
       floor,
-      retention: retentionOf(services.runtime.settings),
+      retention: { ...retentionOf(services.runtime.settings), held },
       items: changes.map(({ seq, collection, id, action, actor, mutationId, at, record }) => ({
         seq,
         collection,

@@ -168,10 +168,12 @@ export function sqlChangeLog(
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
     async hold(holder, seq, until) {
-      if (seq === null) {
-        await connection.run(`DELETE FROM berth_change_holds WHERE holder = ${p(1)}`, [holder]);
-        return;
-      }
+      // The holds of holders that stopped (or crashed) are dropped once expired; the database's clock decides.
+      await connection.run(
+        `DELETE FROM berth_change_holds WHERE holder = ${p(1)} OR until <= ${dialect.now}`,
+        [holder],
+      );
+      if (seq === null) return;
       await connection.run(
         `INSERT INTO berth_change_holds (holder, seq, until) VALUES (${p(1)}, ${p(2)}, ${p(3)}) ON CONFLICT (holder) DO UPDATE SET seq = excluded.seq, until = excluded.until`,
         [holder, seq, until],
@@ -179,8 +181,10 @@ export function sqlChangeLog(
     },
     async held(now) {
       // A holder that stopped without withdrawing (a crash) lets go once its hold expires.
-      await connection.run(`DELETE FROM berth_change_holds WHERE until <= ${p(1)}`, [now]);
-      const row = await connection.one('SELECT min(seq) AS seq FROM berth_change_holds', []);
+      const row = await connection.one(
+        `SELECT min(seq) AS seq FROM berth_change_holds WHERE until > ${p(1)}`,
+        [now],
+      );
       return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
     },
     async seqAt(time) {

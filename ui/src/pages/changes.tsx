@@ -10,7 +10,7 @@ import { Subscribers } from './subscribers.js';
 interface ChangeList {
   head: number;
   floor: number;
-  retention: { time: string; maxChanges: number | null };
+  retention: { time: string; maxChanges: number | null; held: number | null };
   items: LoggedChange[];
 }
 
@@ -117,6 +117,15 @@ export function ChangesPage({ path }: { path: string }) {
           </dd>
           <dt>Kept</dt>
           <dd>{keeps(list.retention)}</dd>
+          {list.retention.held !== null && (
+            <>
+              <dt>Held</dt>
+              <dd>
+                {count(list.retention.held)}{' '}
+                <small>(a realtime subscriber has read up to it: the size keeps every change after it)</small>
+              </dd>
+            </>
+          )}
         </dl>
         <div class="toolbar">
           <span>
