@@ -18,6 +18,14 @@ function recordingLogger() {
   return { logger, lines };
 }
 
+/** A log in memory with `count` notes created (`note 0` …). */
+async function withNotes(count: number) {
+  const storage = app.createStorage(openSqliteStorage(':memory:'));
+  await storage.migrate(app.collections);
+  for (let i = 0; i < count; i++) await storage.repository(notes).create({ title: `note ${i}` });
+  return { storage, changes: storage.changes! };
+}
+
 describe('the change log’s retention', () => {
   it('drops what is older than the retention, and the oldest past the size; never what is younger and within it', async () => {
     const storage = app.createStorage(openSqliteStorage(':memory:'));
@@ -54,10 +62,7 @@ describe('the change log’s retention', () => {
 
 describe('the change log’s retention and its subscribers', () => {
   it('the size cut stops where a subscriber within the retention has read up to, on any process; the time cut does not', async () => {
-    const storage = app.createStorage(openSqliteStorage(':memory:'));
-    await storage.migrate(app.collections);
-    const changes = storage.changes!;
-    for (let i = 0; i < 10; i++) await storage.repository(notes).create({ title: `note ${i}` });
+    const { storage, changes } = await withNotes(10);
     const { head } = await changes.bounds();
     const { logger, lines } = recordingLogger();
     let settings = { retentionMs: 3_600_000, maxChanges: 2 };
@@ -115,10 +120,7 @@ describe('the change log’s retention and its subscribers', () => {
   });
 
   it('a process that stopped holds for the retention (its subscribers may resume elsewhere); holds that cannot be read leave only the time cut', async () => {
-    const storage = app.createStorage(openSqliteStorage(':memory:'));
-    await storage.migrate(app.collections);
-    const changes = storage.changes!;
-    for (let i = 0; i < 6; i++) await storage.repository(notes).create({ title: `note ${i}` });
+    const { storage, changes } = await withNotes(6);
     const { head } = await changes.bounds();
     const settings = { retentionMs: 3_600_000, maxChanges: 1 };
     let clock = Date.now();

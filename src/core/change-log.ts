@@ -55,9 +55,9 @@ export interface ChangeLogDriver {
   /**
    * Keeps the changes after `seq` for `holder` (a process serving
    * subscribers) until `until` (ISO 8601): retention's size cut stops at the
-   * lowest hold (see `held`). A null `seq` withdraws the hold. Holds
-   * expired by the time it is written are dropped meanwhile. A driver
-   * without holds lets the size cut go as far as it says.
+   * lowest hold (see `held`). A null `seq` withdraws the hold. Writing a
+   * hold also drops the holds that have expired. A driver without holds
+   * lets the size cut go as far as it says.
    */
   hold?(holder: string, seq: number | null, until: string): Promise<void>;
   /** The lowest seq held at `now` (ISO 8601) by a hold not expired by then, undefined when none is (a read only). */

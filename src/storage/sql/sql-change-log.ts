@@ -168,12 +168,13 @@ export function sqlChangeLog(
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
     async hold(holder, seq, until) {
-      // The holds of holders that stopped (or crashed) are dropped once expired; the database's clock decides.
+      // Its own hold goes, and so do the expired ones of holders that stopped or crashed (the database's clock).
       await connection.run(
         `DELETE FROM berth_change_holds WHERE holder = ${p(1)} OR until <= ${dialect.now}`,
         [holder],
       );
       if (seq === null) return;
+      // Upserted all the same: a trim and the hold written at shutdown may both write between the two statements.
       await connection.run(
         `INSERT INTO berth_change_holds (holder, seq, until) VALUES (${p(1)}, ${p(2)}, ${p(3)}) ON CONFLICT (holder) DO UPDATE SET seq = excluded.seq, until = excluded.until`,
         [holder, seq, until],
