@@ -155,22 +155,31 @@ describe('the change log’s retention and its subscribers', () => {
     }
   });
 
-  it('a database made before holds gets their table at its next start', async () => {
+  it('a database made before holds and the collections’ floors gets their tables at its next start; its collections’ floors are the log’s until its next trim', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'berth-holds-'));
     const file = join(directory, 'data.db');
     try {
       const before = app.createStorage(openSqliteStorage(file));
       await before.migrate(app.collections);
-      await before.repository(notes).create({ title: 'kept' });
+      for (const title of ['gone', 'kept', 'later']) await before.repository(notes).create({ title });
       await before.close();
+      // As the last version left it: trimmed past the first note, no holds, no collections' floors.
       const raw = new Database(file);
       raw.exec('DROP TABLE berth_change_holds');
+      raw.exec('DROP TABLE berth_change_floors');
+      raw.exec('DELETE FROM berth_changes WHERE seq = 1');
+      raw.exec('INSERT OR REPLACE INTO berth_change_floor (id, floor) VALUES (1, 1)');
       raw.close();
       const after = app.createStorage(openSqliteStorage(file));
       await after.migrate(app.collections);
       await after.changes!.hold!('a', 1, new Date(Date.now() + 60_000).toISOString());
       expect(await after.changes!.held!(new Date().toISOString())).toBe(1);
-      expect((await after.changes!.read(0, 10)).map(({ record }) => record.title)).toEqual(['kept']);
+      expect((await after.changes!.read(0, 10)).map(({ record }) => record.title)).toEqual(['kept', 'later']);
+      // Which collection the first change was of, nobody knows now: every collection's floor is the log's.
+      expect((await after.changes!.bounds('elsewhere')).floor).toBe(1);
+      await after.changes!.trim(2);
+      expect((await after.changes!.bounds('elsewhere')).floor).toBe(1);
+      expect((await after.changes!.bounds('notes')).floor).toBe(2);
       await after.close();
     } finally {
       rmSync(directory, { recursive: true, force: true });

@@ -1,9 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { defineCollection, defineModule, field, silentLogger } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { chatModule } from '../src/modules/chat/index.js';
 import { keepChangeLog } from '../src/node/data/change-log-retention.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
 
 type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
@@ -226,20 +230,73 @@ describe('resuming a subscription with since', () => {
     }
   });
 
-  it('a subscriber holds what its client has: a quiet topic from its subscribe, a topic whose changes it may not read from its last event', async () => {
+  it('a quiet topic holds nothing back: the log is trimmed past its subscribe, and it resumes whole; a topic whose changes it may not read holds from its last event', async () => {
     const hour = 3_600_000;
-    const quietServer = await startRealtimeServer({ modules: [booksModule, chatModule, extra] });
+    const file = join(mkdtempSync(join(tmpdir(), 'berth-quiet-')), 'data.db');
+    const onFile = () => openSqliteStorage(file);
+    const quietServer = await startRealtimeServer({
+      modules: [booksModule, chatModule, extra],
+      driver: onFile,
+    });
+    const changes = quietServer.storage.changes!;
     const both = await connectedSocket(quietServer.url);
     const onQuiet = (await both.emitWithAck('subscribe', 'quiet')) as Ack;
     const seenBooks = recorded(both);
     expect(await both.emitWithAck('subscribe', 'books')).toMatchObject({ ok: true });
     for (let i = 0; i < 4; i++) await createBook(quietServer.url, `book ${i}`);
     await expect.poll(() => seenBooks.length).toBe(4);
-    // Its books went out, but a resume of quiet would give the seq of its subscribe.
-    quietServer.realtime.held(hour);
-    expect(quietServer.realtime.held(hour)).toBe(onQuiet.seq);
+    // No change of quiet came since its subscribe: its client has them all, up to where delivery stands.
+    const { head: left } = await changes.bounds();
+    expect(left).toBe(seenBooks[3]!.seq);
+    expect(quietServer.realtime.held(hour)).toBe(onQuiet.seq); // as it was at the ask before: its subscribe
+    expect(quietServer.realtime.held(hour)).toBe(left);
     both.disconnect();
-    await expect.poll(() => quietServer.realtime.held(hour)).toBe(onQuiet.seq);
+    await expect.poll(() => quietServer.realtime.held(hour)).toBe(left);
+    // While it is away: a change of quiet, and more books; the size would keep one change.
+    const whileAway = (await (
+      await adminWrite(quietServer.url, 'POST', '/quiet', { title: 'while away' })
+    ).json()) as { id: string };
+    for (let i = 0; i < 3; i++) await createBook(quietServer.url, `later ${i}`);
+    const kept = keepChangeLog(changes, () => ({ retentionMs: hour, maxChanges: 1 }), silentLogger, {
+      held: (withinMs) => quietServer.realtime.held(withinMs),
+    });
+    try {
+      expect(await kept.trim()).toBeGreaterThan(0);
+    } finally {
+      kept.stop();
+    }
+    // The log went past its subscribe, up to where it left; no change of quiet went.
+    expect(await changes.bounds()).toMatchObject({ floor: left });
+    expect((await changes.bounds('quiet')).floor).toBeLessThanOrEqual(onQuiet.seq!);
+    expect((await changes.bounds('books')).floor).toBe(left);
+    const back = await connectedSocket(quietServer.url);
+    const quietSeen: string[] = [];
+    back.on('quiet:created', (record: { id: string }) => quietSeen.push(record.id));
+    const resumed = (await back.emitWithAck('subscribe', { topic: 'quiet', since: onQuiet.seq })) as Ack;
+    expect(resumed).toMatchObject({ ok: true });
+    expect(resumed.resync).toBeUndefined();
+    await expect.poll(() => quietSeen).toEqual([whileAway.id]);
+    // Books from an earlier event: some that went were after it.
+    expect(await back.emitWithAck('subscribe', { topic: 'books', since: seenBooks[1]!.seq })).toMatchObject({
+      resync: true,
+      reason: expect.stringMatching(`those of books are kept after ${left}`),
+    });
+    back.disconnect();
+    // On a server started since (a restart): the replay reaches where it began, and it holds nothing back.
+    const restarted = await startRealtimeServer({
+      modules: [booksModule, chatModule, extra],
+      driver: onFile,
+    });
+    const again = await connectedSocket(restarted.url);
+    const quietAgain: string[] = [];
+    again.on('quiet:created', (record: { id: string }) => quietAgain.push(record.id));
+    await again.emitWithAck('subscribe', { topic: 'quiet', since: onQuiet.seq });
+    await expect.poll(() => quietAgain).toEqual([whileAway.id]);
+    await createBook(restarted.url, 'after the restart');
+    const { head: now } = await restarted.storage.changes!.bounds();
+    restarted.realtime.held(hour);
+    expect(restarted.realtime.held(hour)).toBe(now);
+    again.disconnect();
 
     const server = await startRealtimeServer({ modules: [booksModule, chatModule, extra] });
     const reader = await connectedSocket(server.url);

@@ -32,7 +32,13 @@ export interface LoggedChange extends ChangeEntry {
 export interface LogBounds {
   /** The last change appended (0 while the log is empty). */
   head: number;
-  /** The last change dropped by retention (0 while none was): `since` below it cannot be replayed. */
+  /**
+   * The last change dropped by retention (0 while none was): `since` below
+   * it cannot be replayed. Asked for one collection's bounds, the last
+   * change of that collection that is gone, which may be lower: a `since`
+   * at or above it misses none of that collection's changes (the others
+   * it skips anyway).
+   */
   floor: number;
 }
 
@@ -46,10 +52,16 @@ export interface ChangeLogDriver {
    * changes; a driver without it cannot show them.
    */
   readBefore?(before: number, limit: number, collection?: string): Promise<LoggedChange[]>;
-  bounds(): Promise<LogBounds>;
+  /**
+   * Where the log stands; with `collection`, its floor is that
+   * collection's (see `LogBounds.floor`). A driver that does not keep
+   * each collection's floor answers the log's: never lower than the truth.
+   */
+  bounds(collection?: string): Promise<LogBounds>;
   /**
    * Drops the changes up to `seq` (at most: never past the head), and
-   * raises the floor to it; answers how many it dropped.
+   * raises the floor to it, and each collection's to its last change
+   * dropped; answers how many it dropped.
    */
   trim(upTo: number): Promise<number>;
   /**
@@ -67,9 +79,10 @@ export interface ChangeLogDriver {
   /**
    * Records went in without their changes (a bulk load without hooks):
    * draws a seq for them and cuts the log there, dropping what came before
-   * and raising the floor to it, in one transaction. Every resume from
-   * before is then told to read again (`resync`): never a silent gap.
-   * Answers the new floor.
+   * and raising the floor to it (that collection's too), in one
+   * transaction. Every resume of that collection from before is then told
+   * to read again (`resync`), and of another collection from before a
+   * change of it that went: never a silent gap. Answers the new floor.
    */
   cut?(collection: string): Promise<number>;
 }

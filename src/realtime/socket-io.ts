@@ -234,7 +234,12 @@ export function createSocketIoServer(options: SocketIoOptions) {
     authenticators: options.authenticators,
     callerOf,
     logger,
-    ...(options.log ? { changes: options.log.changes } : {}),
+    ...(options.log
+      ? {
+          changes: options.log.changes,
+          following: { from: options.log.head, position: () => tail?.position ?? options.log!.head },
+        }
+      : {}),
     // One packet, encoded once, to this process's sockets only: to the topic's room when they are all of its
     // socket.io subscribers (the room holds those and no other, so the same count is the same sockets), else
     // to the room of each one's id. A plain WebSocket's frame is encoded once too.

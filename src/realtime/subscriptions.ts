@@ -62,6 +62,13 @@ export interface SubscriptionOptions {
   /** The app's change log, which a subscriber that resumes replays from. */
   changes?: ChangeLogDriver;
   /**
+   * With the log: the seq this process's delivery began after, and where it
+   * stands now (every change up to it was delivered). A subscriber that was
+   * sent its topic's last change since then has every change of that topic
+   * up to there: a quiet topic holds nothing back.
+   */
+  following?: { readonly from: number; position(): number };
+  /**
    * Sends one event to these sockets of this process (subscribers of
    * `topic`), encoded once: socket.io's broadcast to the topic's room when
    * they are all of its sockets, else to their own rooms; absent: each is
@@ -139,15 +146,30 @@ export function createSubscriptions(options: SubscriptionOptions) {
     void socket.leave?.(topicRoom(topic));
   };
 
+  /** Each topic's last change delivered (its seq), since this process began following the log. */
+  const lastOf = new Map<string, number>();
   /**
-   * Up to where a subscriber's client has every change of its topics: the lowest of what each topic last
-   * sent it (the seq a resume would give as `since`); undefined without the log.
+   * Up to where a subscriber's client has every change of its topics: for
+   * each, the seq of the last event it was sent (the `since` a resume would
+   * give), or where delivery stands when no change of the topic came since
+   * (the topic's floor keeps its resume whole: no change of it goes);
+   * the lowest of them. Undefined without the log.
    */
   const knownOf = (standing: Standing): number | undefined => {
+    const following = options.following;
+    const position = following?.position();
     let lowest: number | undefined;
     for (const [topic, cursor] of standing.topics) {
-      const seq = standing.behind?.get(topic) ?? cursor;
-      if (seq >= 0 && (lowest === undefined || seq < lowest)) lowest = seq;
+      if (cursor < 0) continue;
+      let seq = standing.behind?.get(topic) ?? cursor;
+      if (
+        following &&
+        !standing.behind?.has(topic) &&
+        cursor >= following.from &&
+        (lastOf.get(topic) ?? 0) <= cursor
+      )
+        seq = Math.max(cursor, position!);
+      if (lowest === undefined || seq < lowest) lowest = seq;
     }
     return lowest;
   };
@@ -186,7 +208,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
     while (after < upTo) {
       const page = await options.changes!.read(after, replayPage);
       // Trimmed past it meanwhile (another instance's trim; its own holds it): never a silent gap.
-      if ((await options.changes!.bounds()).floor > after)
+      if ((await options.changes!.bounds(topic)).floor > after)
         throw new Error(`the log was trimmed past ${after} during the replay`);
       if (page.length === 0) break;
       for (const change of page) {
@@ -201,6 +223,10 @@ export function createSubscriptions(options: SubscriptionOptions) {
         );
       }
     }
+    // Every change of the topic up to `upTo` went out (live events skip them): it stands there.
+    const cursor = standing.topics.get(topic);
+    if (cursor !== undefined && cursor < upTo && standings.get(socket) === standing)
+      standing.topics.set(topic, upTo);
   };
 
   /** The token no longer stands: the client is told why and disconnected (a new connection brings a valid one). */
@@ -462,6 +488,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
     drop,
     /** Sends an event to this instance's subscribers that its record's read rule lets see it. */
     deliver(event: ChangeEvent): void {
+      if (event.seq !== undefined) lastOf.set(event.topic, event.seq);
       if (affecting.size) {
         for (const [socket, standing] of standings) {
           const affected = standing.caller && affecting.get(standing.caller.via);

@@ -63,7 +63,7 @@ const unchangedScan = 5_000;
  */
 async function untouched(changes: ChangeLogDriver, topic: string, since: number): Promise<boolean> {
   try {
-    const { floor, head } = await changes.bounds();
+    const { floor, head } = await changes.bounds(topic);
     if (since < floor || since > head) return false;
     let after = since;
     for (let scanned = 0; scanned < unchangedScan;) {
@@ -77,7 +77,7 @@ async function untouched(changes: ChangeLogDriver, topic: string, since: number)
     }
     if (after < head) return false;
     // Trimmed while it looked: what it read may have lost changes just after since.
-    return (await changes.bounds()).floor <= since;
+    return (await changes.bounds(topic)).floor <= since;
   } catch {
     return false;
   }
@@ -199,7 +199,8 @@ export function createTopicRequests(options: TopicRequestOptions) {
     }
     // Where the log stands: read before the tail's position, which is taken with no await before the
     // subscription (everything up to it went to the subscribers before this one; what comes after, to it too).
-    const bounds = since === undefined ? undefined : await options.changes.bounds();
+    // The topic's floor: a change of another collection that went is no gap for it.
+    const bounds = since === undefined ? undefined : await options.changes.bounds(topic);
     if (!subscriber.connected) return;
     const seq = tail.position;
     if (since !== undefined && bounds && (since < bounds.floor || since > Math.max(bounds.head, seq))) {
@@ -212,7 +213,7 @@ export function createTopicRequests(options: TopicRequestOptions) {
         resync: true,
         reason:
           since < bounds.floor
-            ? `the changes after ${since} are no longer kept (the log starts after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
+            ? `the changes after ${since} are no longer kept (those of ${topic} are kept after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
             : `${since} is past the log's last change (${Math.max(bounds.head, seq)}): read ${topic} again, then go on from seq ${seq}`,
       });
     }

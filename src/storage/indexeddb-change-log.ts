@@ -2,8 +2,20 @@
 import type { Dexie } from 'dexie';
 import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../core/internal.js';
 
-/** The stores of the log, as Dexie declares them. */
+/**
+ * The stores of the log, as Dexie declares them. The floor's store keeps
+ * the log's floor (id 1), where the collections' floors began to be kept
+ * (id 2: the log's floor then), and each collection's (id `collection:` and
+ * its name): its last change that went.
+ */
 export const changeLogStores = { berth_changes: '++seq, at', berth_change_floor: 'id' } as const;
+
+interface FloorRow {
+  id: number | string;
+  floor: number;
+}
+const collectionsFrom = 2;
+const floorId = (collection: string): string => `collection:${collection}`;
 
 type Lock = <R>(work: () => Promise<R>) => Promise<R>;
 
@@ -28,19 +40,33 @@ export async function appendChange(
 /** Reads, bounds and trims the log; each under the write lock, so no transaction's change is seen before it ends. */
 export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLogDriver {
   const changes = () => database().table<LoggedChange, number>('berth_changes');
-  const floorOf = async (): Promise<number> =>
-    (await database().table<{ id: number; floor: number }, number>('berth_change_floor').get(1))?.floor ?? 0;
+  const floors = () => database().table<FloorRow, number | string>('berth_change_floor');
+  const floorOf = async (id: number | string = 1): Promise<number | undefined> =>
+    (await floors().get(id))?.floor;
   const headOf = async (): Promise<number> =>
-    Math.max((await changes().orderBy('seq').last())?.seq ?? 0, await floorOf());
-  /** Drops the changes up to `upTo` and raises the floor to it; under the lock. */
-  const trimTo = async (upTo: number): Promise<number> => {
-    const floor = await floorOf();
-    const cut = Math.min(upTo, await headOf());
-    if (cut <= floor) return 0;
-    const dropped = await changes().where('seq').belowOrEqual(cut).delete();
-    await database().table('berth_change_floor').put({ id: 1, floor: cut });
-    return dropped;
-  };
+    Math.max((await changes().orderBy('seq').last())?.seq ?? 0, (await floorOf()) ?? 0);
+  /**
+   * Drops the changes up to `upTo` and raises the floor to it, and each
+   * collection's to its last change that goes, in one transaction; under
+   * the lock.
+   */
+  const trimTo = (upTo: number): Promise<number> =>
+    database().transaction('rw', ['berth_changes', 'berth_change_floor'], async () => {
+      const floor = (await floorOf()) ?? 0;
+      const cut = Math.min(upTo, await headOf());
+      if (cut <= floor) return 0;
+      const going = () => changes().where('seq').belowOrEqual(cut);
+      const lastOf = new Map<string, number>();
+      await going().each((change) => lastOf.set(change.collection, change.seq));
+      // The collections' floors are kept from the first trim that writes them: what went before is the floor's.
+      if ((await floorOf(collectionsFrom)) === undefined) await floors().put({ id: collectionsFrom, floor });
+      await floors().bulkPut(
+        [...lastOf].map(([collection, seq]) => ({ id: floorId(collection), floor: seq })),
+      );
+      const dropped = await going().delete();
+      await floors().put({ id: 1, floor: cut });
+      return dropped;
+    });
   return {
     read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
     readBefore: (before, limit, collection) =>
@@ -52,7 +78,15 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
           .limit(limit)
           .toArray();
       }),
-    bounds: () => lock(async () => ({ head: await headOf(), floor: await floorOf() })),
+    bounds: (collection) =>
+      lock(async () => {
+        const floor = (await floorOf()) ?? 0;
+        const head = await headOf();
+        const since = collection === undefined ? undefined : await floorOf(collectionsFrom);
+        if (since === undefined) return { head, floor };
+        // A collection's floor: its last change gone, or where its floors began to be kept (the log's before).
+        return { head, floor: Math.min(floor, Math.max(since, (await floorOf(floorId(collection!))) ?? 0)) };
+      }),
     trim: (upTo) => lock(() => trimTo(upTo)),
     cut: (collection) =>
       lock(() =>

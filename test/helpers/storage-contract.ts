@@ -145,6 +145,40 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('keeps each collection’s floor: the last of its changes that went; a collection none of whose changes went keeps its own; a cut is its collection’s floor', async () => {
+    const { storage, repo } = await ready();
+    const changes = storage.changes!;
+    const { head: start } = await changes.bounds();
+    const partsBefore = (await changes.bounds('parts')).floor;
+    expect(partsBefore).toBeLessThanOrEqual((await changes.bounds()).floor);
+    const gadget = await repo.create({ name: 'Floored' });
+    await storage.repository(notes).create({ text: 'noted' });
+    await repo.update(gadget.id, { size: 2 });
+    const [made, noted, updated] = (await changes.read(start, 10)) as Array<{
+      seq: number;
+      collection: string;
+    }>;
+    expect([made, noted, updated].map((change) => change!.collection)).toEqual([
+      'gadgets',
+      'notes',
+      'gadgets',
+    ]);
+    expect(await changes.trim(noted!.seq)).toBeGreaterThan(0);
+    expect(await changes.bounds()).toEqual({ head: updated!.seq, floor: noted!.seq });
+    expect(await changes.bounds('notes')).toEqual({ head: updated!.seq, floor: noted!.seq });
+    expect((await changes.bounds('gadgets')).floor).toBe(made!.seq);
+    expect((await changes.bounds('parts')).floor).toBe(partsBefore);
+    // Up to the head: the last change is gone to readers (SQL keeps its row for the next seq), its collection's too.
+    await changes.trim(updated!.seq);
+    expect((await changes.bounds('gadgets')).floor).toBe(updated!.seq);
+    expect((await changes.bounds('notes')).floor).toBe(noted!.seq);
+    const cut = await changes.cut!('parts');
+    expect((await changes.bounds('parts')).floor).toBe(cut);
+    expect((await changes.bounds('gadgets')).floor).toBe(updated!.seq);
+    expect((await changes.bounds()).floor).toBe(cut);
+    await storage.close();
+  });
+
   it('cuts the change log where records went in without their changes: a seq past the head becomes the floor, nothing before it is read, the next write goes on after it', async () => {
     const { storage, repo } = await ready();
     const changes = storage.changes!;

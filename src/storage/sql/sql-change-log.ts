@@ -30,6 +30,7 @@ export const sqliteChangeLog: SqlChangeLogSchema = {
     'CREATE TABLE IF NOT EXISTS berth_changes (seq INTEGER PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record TEXT NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor INTEGER NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_holds (holder TEXT PRIMARY KEY, seq INTEGER NOT NULL, until TEXT NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS berth_change_floors (collection TEXT PRIMARY KEY, floor INTEGER NOT NULL)',
   ],
 };
 
@@ -39,6 +40,7 @@ export const postgresChangeLog: SqlChangeLogSchema = {
     'CREATE TABLE IF NOT EXISTS berth_changes (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, collection TEXT NOT NULL, record_id TEXT NOT NULL, action TEXT NOT NULL, record JSONB NOT NULL, actor TEXT, mutation_id TEXT, at TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_floor (id INTEGER PRIMARY KEY, floor BIGINT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS berth_change_holds (holder TEXT PRIMARY KEY, seq BIGINT NOT NULL, until TEXT NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS berth_change_floors (collection TEXT PRIMARY KEY, floor BIGINT NOT NULL)',
   ],
 };
 
@@ -47,11 +49,15 @@ export async function createChangeLog(connection: SqlConnection, schema: SqlChan
   for (const statement of schema.create) await connection.run(statement, []);
 }
 
-/** Whether the log's tables are there (cheap queries; a missing table throws), the holds too (added later). */
+/**
+ * Whether the log's tables are there (cheap queries; a missing table
+ * throws), the holds and the collections' floors too (added later).
+ */
 export async function hasChangeLog(connection: SqlConnection): Promise<boolean> {
   try {
     await connection.all('SELECT seq FROM berth_changes WHERE seq < 0', []);
     await connection.all('SELECT seq FROM berth_change_holds WHERE seq < 0', []);
+    await connection.all('SELECT floor FROM berth_change_floors WHERE floor < 0', []);
     return true;
   } catch {
     return false;
@@ -73,8 +79,15 @@ export async function appendChange(
 }
 
 const columns = 'seq, collection, record_id, action, record, actor, mutation_id, at';
+/**
+ * The floor's rows: the log's, and where each collection's floor (in
+ * `berth_change_floors`) started to be kept: the log's floor then (0 for
+ * a log that had none; an older database's at its first trim since).
+ */
+const floorRow = 1;
+const collectionsFrom = 2;
 /** Past the floor only: the last change stays in the table when a trim reaches it (see trim). */
-const kept = 'seq > (SELECT coalesce(max(floor), 0) FROM berth_change_floor)';
+const kept = `seq > coalesce((SELECT floor FROM berth_change_floor WHERE id = ${floorRow}), 0)`;
 
 const changeOf = (row: SqlRow): LoggedChange => ({
   seq: Number(row.seq),
@@ -89,10 +102,14 @@ const changeOf = (row: SqlRow): LoggedChange => ({
 });
 
 const floorOf = async (over: SqlConnection): Promise<number> => {
-  const row = await over.one('SELECT floor FROM berth_change_floor WHERE id = 1', []);
+  const row = await over.one(`SELECT floor FROM berth_change_floor WHERE id = ${floorRow}`, []);
   return row ? Number(row.floor) : 0;
 };
-/** Drops the changes up to `upTo` (the last one stays) and raises the floor to it, in a transaction's connection. */
+/**
+ * Drops the changes up to `upTo` (the last one stays) and raises the floor
+ * to it, and each collection's to its last change that goes, in a
+ * transaction's connection.
+ */
 const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): Promise<number> => {
   const p = (index: number) => dialect.placeholder(index);
   const row = await over.one('SELECT max(seq) AS head FROM berth_changes', []);
@@ -100,6 +117,16 @@ const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): P
   const floor = await floorOf(over);
   const cut = Math.min(upTo, Math.max(head, floor));
   if (cut <= floor) return 0;
+  // The collections' floors are kept from the first trim that writes them: what went before is the floor's.
+  await over.run(
+    `INSERT INTO berth_change_floor (id, floor) VALUES (${collectionsFrom}, ${p(1)}) ON CONFLICT (id) DO NOTHING`,
+    [floor],
+  );
+  // Every change that goes is above every collection's floor so far: each goes up to its last one.
+  await over.run(
+    `INSERT INTO berth_change_floors (collection, floor) SELECT collection, max(seq) FROM berth_changes WHERE seq > ${p(1)} AND seq <= ${p(2)} GROUP BY collection ON CONFLICT (collection) DO UPDATE SET floor = excluded.floor`,
+    [floor, cut],
+  );
   // The last change stays, whatever the cut: the next seq is drawn above it (SQLite's rowid would
   // otherwise start again from the highest left), and the floor says the rest is gone.
   const dropped = await over.run(`DELETE FROM berth_changes WHERE seq <= ${p(1)} AND seq < ${p(2)}`, [
@@ -107,7 +134,7 @@ const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): P
     head,
   ]);
   await over.run(
-    `INSERT INTO berth_change_floor (id, floor) VALUES (1, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
+    `INSERT INTO berth_change_floor (id, floor) VALUES (${floorRow}, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
     [cut],
   );
   return dropped;
@@ -159,11 +186,19 @@ export function sqlChangeLog(
           ));
       return rows.map(changeOf);
     },
-    async bounds() {
-      const floor = await floorOf(connection);
-      const row = await connection.one('SELECT max(seq) AS head FROM berth_changes', []);
-      const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
-      return { head: Math.max(head, floor), floor };
+    async bounds(collection) {
+      const row = await connection.one(
+        `SELECT (SELECT max(seq) FROM berth_changes) AS head, (SELECT floor FROM berth_change_floor WHERE id = ${floorRow}) AS floor, (SELECT floor FROM berth_change_floor WHERE id = ${collectionsFrom}) AS since, (SELECT floor FROM berth_change_floors WHERE collection = ${p(1)}) AS own`,
+        [collection ?? ''],
+      );
+      const number = (value: unknown): number | undefined =>
+        value === null || value === undefined ? undefined : Number(value);
+      const floor = number(row?.floor) ?? 0;
+      const head = Math.max(number(row?.head) ?? 0, floor);
+      // A collection's floor: its last change gone, or where its floors began to be kept (the log's before).
+      const since = number(row?.since);
+      if (collection === undefined || since === undefined) return { head, floor };
+      return { head, floor: Math.min(floor, Math.max(since, number(row?.own) ?? 0)) };
     },
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
