@@ -155,7 +155,7 @@ describe('the change log’s retention and its subscribers', () => {
     }
   });
 
-  it('a database made before holds and the collections’ floors gets their tables at its next start; its collections’ floors are the log’s until its next trim', async () => {
+  it('a database made before holds and the collections’ floors gets their tables at its next start; its collections’ floors are the log’s until its next trim, and again after an older Berth trims it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'berth-holds-'));
     const file = join(directory, 'data.db');
     try {
@@ -180,6 +180,19 @@ describe('the change log’s retention and its subscribers', () => {
       await after.changes!.trim(2);
       expect((await after.changes!.bounds('elsewhere')).floor).toBe(1);
       expect((await after.changes!.bounds('notes')).floor).toBe(2);
+      // An older Berth on the same database trims without the collections' floors: they are the log's now,
+      // until a trim that keeps them starts them again from there.
+      await after.repository(notes).create({ title: 'newer' });
+      const older = new Database(file);
+      older.exec(
+        'DELETE FROM berth_changes WHERE seq <= 3; UPDATE berth_change_floor SET floor = 3 WHERE id = 1',
+      );
+      older.close();
+      expect((await after.changes!.bounds('notes')).floor).toBe(3);
+      expect((await after.changes!.bounds('elsewhere')).floor).toBe(3);
+      await after.changes!.trim(4);
+      expect((await after.changes!.bounds('notes')).floor).toBe(4);
+      expect((await after.changes!.bounds('elsewhere')).floor).toBe(3);
       await after.close();
     } finally {
       rmSync(directory, { recursive: true, force: true });

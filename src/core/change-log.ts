@@ -59,6 +59,12 @@ export interface ChangeLogDriver {
    */
   bounds(collection?: string): Promise<LogBounds>;
   /**
+   * Whether `bounds(collection)` answers each collection's own floor. Only
+   * then does a realtime subscriber of a quiet topic let the size cut pass
+   * its last event (its resume misses none of the topic's changes).
+   */
+  readonly collectionFloors?: boolean;
+  /**
    * Drops the changes up to `seq` (at most: never past the head), and
    * raises the floor to it, and each collection's to its last change
    * dropped; answers how many it dropped.

@@ -234,11 +234,10 @@ export function createSocketIoServer(options: SocketIoOptions) {
     authenticators: options.authenticators,
     callerOf,
     logger,
-    ...(options.log
-      ? {
-          changes: options.log.changes,
-          following: { from: options.log.head, position: () => tail?.position ?? options.log!.head },
-        }
+    ...(options.log ? { changes: options.log.changes } : {}),
+    // A quiet topic's subscriber stands where delivery does only where its resume asks the topic's own floor.
+    ...(options.log?.changes.collectionFloors
+      ? { following: { from: options.log.head, position: () => tail?.position ?? options.log!.head } }
       : {}),
     // One packet, encoded once, to this process's sockets only: to the topic's room when they are all of its
     // socket.io subscribers (the room holds those and no other, so the same count is the same sockets), else

@@ -62,10 +62,11 @@ export interface SubscriptionOptions {
   /** The app's change log, which a subscriber that resumes replays from. */
   changes?: ChangeLogDriver;
   /**
-   * With the log: the seq this process's delivery began after, and where it
-   * stands now (every change up to it was delivered). A subscriber that was
-   * sent its topic's last change since then has every change of that topic
-   * up to there: a quiet topic holds nothing back.
+   * With a log that keeps each collection's floor: the seq this process's
+   * delivery began after, and where it stands now (every change up to it
+   * was delivered). A subscriber that was sent its topic's last change
+   * since then has every change of that topic up to there: a quiet topic
+   * holds the log no further back than that.
    */
   following?: { readonly from: number; position(): number };
   /**
@@ -89,8 +90,9 @@ interface Standing {
   /** How many times something said its caller changed: a check that began before the last one is not taken. */
   told: number;
   /**
-   * Its topics, each with the seq of the last change it was given (with the log; -1 before any): nothing at
-   * or before it is sent again. One map for both: a server keeps one per subscriber.
+   * Its topics, each with the seq up to which it was given their changes (with the log; -1 before any): the
+   * last one sent, or its subscribe's, or where its replay ended. Nothing at or before it is sent again.
+   * One map for both: a server keeps one per subscriber.
    */
   topics: Map<string, number>;
   /**
@@ -205,14 +207,15 @@ export function createSubscriptions(options: SubscriptionOptions) {
   ): Promise<void> => {
     const rules = topics.get(topic)!;
     let after = since;
-    while (after < upTo) {
+    pages: while (after < upTo) {
       const page = await options.changes!.read(after, replayPage);
       // Trimmed past it meanwhile (another instance's trim; its own holds it): never a silent gap.
       if ((await options.changes!.bounds(topic)).floor > after)
         throw new Error(`the log was trimmed past ${after} during the replay`);
       if (page.length === 0) break;
       for (const change of page) {
-        if (change.seq > upTo || standings.get(socket) !== standing) return;
+        if (standings.get(socket) !== standing) return;
+        if (change.seq > upTo) break pages;
         after = change.seq;
         if (change.collection !== topic) continue;
         send(

@@ -4,9 +4,12 @@ import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../core/interna
 
 /**
  * The stores of the log, as Dexie declares them. The floor's store keeps
- * the log's floor (id 1), where the collections' floors began to be kept
- * (id 2: the log's floor then), and each collection's (id `collection:` and
- * its name): its last change that went.
+ * the log's floor (id 1), where the collections' floors are kept from
+ * (id 2: the log's floor then), the log's floor as the last trim that kept
+ * them left it (id 3: where it is not id 1's, a tab of an older Berth
+ * trimmed without them, and every collection's floor is the log's until the
+ * next trim starts them again), and each collection's (id `collection:`
+ * and its name): its last change that went.
  */
 export const changeLogStores = { berth_changes: '++seq, at', berth_change_floor: 'id' } as const;
 
@@ -15,6 +18,7 @@ interface FloorRow {
   floor: number;
 }
 const collectionsFrom = 2;
+const keptAt = 3;
 const floorId = (collection: string): string => `collection:${collection}`;
 
 type Lock = <R>(work: () => Promise<R>) => Promise<R>;
@@ -58,16 +62,20 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
       const going = () => changes().where('seq').belowOrEqual(cut);
       const lastOf = new Map<string, number>();
       await going().each((change) => lastOf.set(change.collection, change.seq));
-      // The collections' floors are kept from the first trim that writes them: what went before is the floor's.
-      if ((await floorOf(collectionsFrom)) === undefined) await floors().put({ id: collectionsFrom, floor });
+      // The collections' floors are kept from here when no trim kept them up to the floor: what went before is the log's.
+      if ((await floorOf(keptAt)) !== floor) await floors().put({ id: collectionsFrom, floor });
       await floors().bulkPut(
         [...lastOf].map(([collection, seq]) => ({ id: floorId(collection), floor: seq })),
       );
       const dropped = await going().delete();
-      await floors().put({ id: 1, floor: cut });
+      await floors().bulkPut([
+        { id: 1, floor: cut },
+        { id: keptAt, floor: cut },
+      ]);
       return dropped;
     });
   return {
+    collectionFloors: true,
     read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
     readBefore: (before, limit, collection) =>
       lock(() => {
@@ -83,8 +91,8 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
         const floor = (await floorOf()) ?? 0;
         const head = await headOf();
         const since = collection === undefined ? undefined : await floorOf(collectionsFrom);
-        if (since === undefined) return { head, floor };
-        // A collection's floor: its last change gone, or where its floors began to be kept (the log's before).
+        if (since === undefined || (await floorOf(keptAt)) !== floor) return { head, floor };
+        // A collection's floor: its last change gone, or where its floors are kept from (the log's before).
         return { head, floor: Math.min(floor, Math.max(since, (await floorOf(floorId(collection!))) ?? 0)) };
       }),
     trim: (upTo) => lock(() => trimTo(upTo)),

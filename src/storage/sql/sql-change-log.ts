@@ -80,12 +80,20 @@ export async function appendChange(
 
 const columns = 'seq, collection, record_id, action, record, actor, mutation_id, at';
 /**
- * The floor's rows: the log's, and where each collection's floor (in
- * `berth_change_floors`) started to be kept: the log's floor then (0 for
- * a log that had none; an older database's at its first trim since).
+ * The floor's rows: the log's (1); where the collections' floors (in
+ * `berth_change_floors`) are kept from (2: the log's floor then, 0 for a
+ * log that had none); and the log's floor as the last trim that kept them
+ * left it (3). Where 3 is not 1, a trim that does not keep them (an older
+ * Berth on the same database) moved the floor: every collection's floor is
+ * the log's until the next trim that keeps them starts them again there.
  */
 const floorRow = 1;
 const collectionsFrom = 2;
+const keptAt = 3;
+/** A floor row's value, undefined when it is not there. */
+const floorValue = (value: unknown): number | undefined =>
+  value === null || value === undefined ? undefined : Number(value);
+const floorRows = `(SELECT floor FROM berth_change_floor WHERE id = ${floorRow}) AS floor, (SELECT floor FROM berth_change_floor WHERE id = ${collectionsFrom}) AS since, (SELECT floor FROM berth_change_floor WHERE id = ${keptAt}) AS kept_at`;
 /** Past the floor only: the last change stays in the table when a trim reaches it (see trim). */
 const kept = `seq > coalesce((SELECT floor FROM berth_change_floor WHERE id = ${floorRow}), 0)`;
 
@@ -101,10 +109,6 @@ const changeOf = (row: SqlRow): LoggedChange => ({
   at: String(row.at),
 });
 
-const floorOf = async (over: SqlConnection): Promise<number> => {
-  const row = await over.one(`SELECT floor FROM berth_change_floor WHERE id = ${floorRow}`, []);
-  return row ? Number(row.floor) : 0;
-};
 /**
  * Drops the changes up to `upTo` (the last one stays) and raises the floor
  * to it, and each collection's to its last change that goes, in a
@@ -112,16 +116,14 @@ const floorOf = async (over: SqlConnection): Promise<number> => {
  */
 const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): Promise<number> => {
   const p = (index: number) => dialect.placeholder(index);
-  const row = await over.one('SELECT max(seq) AS head FROM berth_changes', []);
-  const head = row?.head === null || row?.head === undefined ? 0 : Number(row.head);
-  const floor = await floorOf(over);
+  const row = await over.one(`SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorRows}`, []);
+  const head = floorValue(row?.head) ?? 0;
+  const floor = floorValue(row?.floor) ?? 0;
   const cut = Math.min(upTo, Math.max(head, floor));
   if (cut <= floor) return 0;
-  // The collections' floors are kept from the first trim that writes them: what went before is the floor's.
-  await over.run(
-    `INSERT INTO berth_change_floor (id, floor) VALUES (${collectionsFrom}, ${p(1)}) ON CONFLICT (id) DO NOTHING`,
-    [floor],
-  );
+  const upsert = `INSERT INTO berth_change_floor (id, floor) VALUES (${p(1)}, ${p(2)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`;
+  // The collections' floors are kept from here when no trim kept them up to the floor: what went before is the log's.
+  if (floorValue(row?.kept_at) !== floor) await over.run(upsert, [collectionsFrom, floor]);
   // Every change that goes is above every collection's floor so far: each goes up to its last one.
   await over.run(
     `INSERT INTO berth_change_floors (collection, floor) SELECT collection, max(seq) FROM berth_changes WHERE seq > ${p(1)} AND seq <= ${p(2)} GROUP BY collection ON CONFLICT (collection) DO UPDATE SET floor = excluded.floor`,
@@ -133,10 +135,8 @@ const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): P
     cut,
     head,
   ]);
-  await over.run(
-    `INSERT INTO berth_change_floor (id, floor) VALUES (${floorRow}, ${p(1)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`,
-    [cut],
-  );
+  await over.run(upsert, [floorRow, cut]);
+  await over.run(upsert, [keptAt, cut]);
   return dropped;
 };
 
@@ -164,6 +164,7 @@ export function sqlChangeLog(
 ): ChangeLogDriver {
   const p = (index: number) => dialect.placeholder(index);
   return {
+    collectionFloors: true,
     async read(after, limit) {
       const rows = await connection.all(
         `SELECT ${columns} FROM berth_changes WHERE seq > ${p(1)} AND ${kept} ORDER BY seq LIMIT ${p(2)}`,
@@ -188,17 +189,16 @@ export function sqlChangeLog(
     },
     async bounds(collection) {
       const row = await connection.one(
-        `SELECT (SELECT max(seq) FROM berth_changes) AS head, (SELECT floor FROM berth_change_floor WHERE id = ${floorRow}) AS floor, (SELECT floor FROM berth_change_floor WHERE id = ${collectionsFrom}) AS since, (SELECT floor FROM berth_change_floors WHERE collection = ${p(1)}) AS own`,
+        `SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorRows}, (SELECT floor FROM berth_change_floors WHERE collection = ${p(1)}) AS own`,
         [collection ?? ''],
       );
-      const number = (value: unknown): number | undefined =>
-        value === null || value === undefined ? undefined : Number(value);
-      const floor = number(row?.floor) ?? 0;
-      const head = Math.max(number(row?.head) ?? 0, floor);
-      // A collection's floor: its last change gone, or where its floors began to be kept (the log's before).
-      const since = number(row?.since);
-      if (collection === undefined || since === undefined) return { head, floor };
-      return { head, floor: Math.min(floor, Math.max(since, number(row?.own) ?? 0)) };
+      const floor = floorValue(row?.floor) ?? 0;
+      const head = Math.max(floorValue(row?.head) ?? 0, floor);
+      // A collection's floor: its last change gone, or where its floors are kept from (the log's before).
+      const since = floorValue(row?.since);
+      if (collection === undefined || since === undefined || floorValue(row?.kept_at) !== floor)
+        return { head, floor };
+      return { head, floor: Math.min(floor, Math.max(since, floorValue(row?.own) ?? 0)) };
     },
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
