@@ -26,6 +26,21 @@ function recorded(socket: Socket) {
 const createBook = async (url: string, title: string): Promise<{ id: string }> =>
   (await (await adminWrite(url, 'POST', '/books', { title, author: 'Resume' })).json()) as { id: string };
 
+/** One trim of the server's log as retention runs it (an hour; at most `maxChanges` by size), its holds asked. */
+async function trimOnce(server: Awaited<ReturnType<typeof startRealtimeServer>>, maxChanges: number) {
+  const kept = keepChangeLog(
+    server.storage.changes!,
+    () => ({ retentionMs: 3_600_000, maxChanges }),
+    silentLogger,
+    { held: (withinMs) => server.realtime.held(withinMs) },
+  );
+  try {
+    return await kept.trim();
+  } finally {
+    kept.stop();
+  }
+}
+
 /** A collection no test writes, and one whose records an anonymous subscriber may read only when titled `mine`. */
 const extra = defineModule({
   name: 'extra',
@@ -180,54 +195,44 @@ describe('resuming a subscription with since', () => {
     away.disconnect();
     for (let i = 0; i < 5; i++) await createBook(server.url, `while away ${i}`);
     // At most two changes kept by size, an hour by time; this process's subscribers say where they stand.
-    const kept = keepChangeLog(
-      server.storage.changes!,
-      () => ({ retentionMs: 3_600_000, maxChanges: 2 }),
-      silentLogger,
-      { held: (withinMs) => server.realtime.held(withinMs) },
-    );
-    try {
-      // What it had when it subscribed, at most: no ask for holds came between (a dead connection not yet
-      // noticed may have lost what was sent since). The size alone would have cut to the head less two.
-      expect(await kept.trim()).toBeGreaterThan(0);
-      expect((await server.storage.changes!.bounds()).floor).toBe(subscribed.seq);
-      const back = await connectedSocket(server.url);
-      const seen = recorded(back);
-      const resumed = (await back.emitWithAck('subscribe', { topic: 'books', since: last })) as Ack;
-      expect(resumed.resync).toBeUndefined();
-      await expect
-        .poll(() => seen.map(({ title }) => title))
-        .toEqual([0, 1, 2, 3, 4].map((i) => `while away ${i}`));
-      back.disconnect();
+    // What it had when it subscribed, at most: no ask for holds came between (a dead connection not yet
+    // noticed may have lost what was sent since). The size alone would have cut to the head less two.
+    expect(await trimOnce(server, 2)).toBeGreaterThan(0);
+    expect((await server.storage.changes!.bounds()).floor).toBe(subscribed.seq);
+    const back = await connectedSocket(server.url);
+    const seen = recorded(back);
+    const resumed = (await back.emitWithAck('subscribe', { topic: 'books', since: last })) as Ack;
+    expect(resumed.resync).toBeUndefined();
+    await expect
+      .poll(() => seen.map(({ title }) => title))
+      .toEqual([0, 1, 2, 3, 4].map((i) => `while away ${i}`));
+    back.disconnect();
 
-      // Another instance trims past a replay while it reads (this instance's hold is not renewed yet): the
-      // client is told, and subscribing again says resync.
-      const { head } = await server.storage.changes!.bounds();
-      const changes = server.storage.changes!;
-      const read = changes.read.bind(changes);
-      changes.read = async (after, limit) => {
-        changes.read = read;
-        await changes.trim(head);
-        return read(after, limit);
-      };
-      const late = await connectedSocket(server.url);
-      const told = new Promise((done) => late.once('berth:error', done));
-      expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
-        ok: true,
-      });
-      expect(await told).toMatchObject({
-        code: 503,
-        topic: 'books',
-        reason: expect.stringMatching(/subscribe again/),
-      });
-      expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
-        ok: true,
-        resync: true,
-      });
-      late.disconnect();
-    } finally {
-      kept.stop();
-    }
+    // Another instance trims past a replay while it reads (this instance's hold is not renewed yet): the
+    // client is told, and subscribing again says resync.
+    const { head } = await server.storage.changes!.bounds();
+    const changes = server.storage.changes!;
+    const read = changes.read.bind(changes);
+    changes.read = async (after, limit) => {
+      changes.read = read;
+      await changes.trim(head);
+      return read(after, limit);
+    };
+    const late = await connectedSocket(server.url);
+    const told = new Promise((done) => late.once('berth:error', done));
+    expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
+      ok: true,
+    });
+    expect(await told).toMatchObject({
+      code: 503,
+      topic: 'books',
+      reason: expect.stringMatching(/subscribe again/),
+    });
+    expect(await late.emitWithAck('subscribe', { topic: 'books', since: last })).toMatchObject({
+      ok: true,
+      resync: true,
+    });
+    late.disconnect();
   });
 
   it('where the log keeps no collection’s floor, a quiet topic holds from its subscribe, and resumes whole', async () => {
@@ -250,14 +255,7 @@ describe('resuming a subscription with since', () => {
     socket.disconnect();
     await expect.poll(() => server.realtime.held(hour)).toBe(onQuiet.seq);
     for (let i = 0; i < 3; i++) await createBook(server.url, `later ${i}`);
-    const kept = keepChangeLog(changes, () => ({ retentionMs: hour, maxChanges: 1 }), silentLogger, {
-      held: (withinMs) => server.realtime.held(withinMs),
-    });
-    try {
-      expect(await kept.trim()).toBeGreaterThan(0);
-    } finally {
-      kept.stop();
-    }
+    expect(await trimOnce(server, 1)).toBeGreaterThan(0);
     expect((await changes.bounds()).floor).toBe(onQuiet.seq);
     const back = await connectedSocket(server.url);
     const resumed = (await back.emitWithAck('subscribe', { topic: 'quiet', since: onQuiet.seq })) as Ack;
@@ -293,14 +291,7 @@ describe('resuming a subscription with since', () => {
       await adminWrite(quietServer.url, 'POST', '/quiet', { title: 'while away' })
     ).json()) as { id: string };
     for (let i = 0; i < 3; i++) await createBook(quietServer.url, `later ${i}`);
-    const kept = keepChangeLog(changes, () => ({ retentionMs: hour, maxChanges: 1 }), silentLogger, {
-      held: (withinMs) => quietServer.realtime.held(withinMs),
-    });
-    try {
-      expect(await kept.trim()).toBeGreaterThan(0);
-    } finally {
-      kept.stop();
-    }
+    expect(await trimOnce(quietServer, 1)).toBeGreaterThan(0);
     // The log went past its subscribe, up to where it left; no change of quiet went.
     expect(await changes.bounds()).toMatchObject({ floor: left });
     expect((await changes.bounds('quiet')).floor).toBeLessThanOrEqual(onQuiet.seq!);
