@@ -19,21 +19,23 @@ async function pageServer() {
   return { server, write };
 }
 
-type List = ReturnType<ReturnType<BrowserServer['storage']['as']>['repository']>['list'];
+type List = ReturnType<
+  Parameters<Parameters<BrowserServer['storage']['transaction']>[0]>[0]['repository']
+>['list'];
 
-/** Wraps each list read made through the storage's caller views: where the live queries' engine reads. */
+/** Wraps each list read in the storage's transactions: where the page's live queries read (holding the write lock). */
 function onListReads(server: BrowserServer, wrap: (list: List) => List): void {
-  const as = server.storage.as.bind(server.storage);
-  server.storage.as = (caller) => {
-    const view = as(caller);
-    const repository = view.repository.bind(view);
-    view.repository = (collection) => {
-      const records = repository(collection);
-      records.list = wrap(records.list.bind(records)) as typeof records.list;
-      return records;
-    };
-    return view;
-  };
+  const transaction = server.storage.transaction.bind(server.storage);
+  server.storage.transaction = (work) =>
+    transaction((tx) => {
+      const repository = tx.repository.bind(tx);
+      tx.repository = (collection) => {
+        const records = repository(collection);
+        records.list = wrap(records.list.bind(records)) as typeof records.list;
+        return records;
+      };
+      return work(tx);
+    });
 }
 
 describe('berth/client on an in-page server', () => {
@@ -143,7 +145,7 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
   });
 
-  it('a change that comes before the one before it is applied is never lost: in one transaction, or while the result is read', async () => {
+  it('a change that comes before the one before it is applied is never lost: in one transaction, or written while the result is read', async () => {
     const { server } = await pageServer();
     const client = createClient({ server });
     const live = client.live<typeof books>('books', 'year=2001&sort=title');
@@ -175,8 +177,16 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     });
     const second = client.live<typeof books>('books', 'year=2001&sort=-title');
     await new Promise((settle) => setTimeout(settle, 10)); // read, and held
-    await server.storage.repository(books).update(moves.id, { year: 2002 });
+    // The write waits for the read, which holds the write lock; then its change reaches the new result.
+    let moved = false;
+    const moving = server.storage
+      .repository(books)
+      .update(moves.id, { year: 2002 })
+      .then(() => (moved = true));
+    await new Promise((settle) => setTimeout(settle, 10));
+    expect(moved).toBe(false);
     release();
+    await moving;
     await second.ready;
     await new Promise((settle) => setTimeout(settle, 20));
     expect(second.items.map(({ title }) => title)).toEqual([]);

@@ -33,7 +33,9 @@ export interface PageLiveOptions {
 
 export function createPageLiveQueries(options: PageLiveOptions) {
   const { storage, events } = options;
-  const engine = createLiveQueries(options);
+  // A result is read holding the write lock (across the page's tabs and its Service Worker): IndexedDB's reads see
+  // a transaction's writes before it ends, and one that fails takes them back with no change to say so.
+  const engine = createLiveQueries({ ...options, committed: (read) => storage.transaction(read) });
   /** How to end each live query that is open. */
   const open = new Set<() => void>();
   let counter = 0;

@@ -2,7 +2,16 @@
 // contract cases against IndexedDB with vitest's matchers on chai.
 import { JestAsymmetricMatchers, JestChaiExpect, JestExtend } from '@vitest/expect';
 import * as chai from 'chai';
-import { createDataStore, defineCollection, field, type Row } from '../../src/core/internal.js';
+import { createBrowserServer } from '../../src/browser/browser-server.js';
+import {
+  BerthError,
+  collectionHooks,
+  createDataStore,
+  defineCollection,
+  defineModule,
+  field,
+  type Row,
+} from '../../src/core/internal.js';
 import { openIndexedDbStorage } from '../../src/storage/indexeddb.js';
 import { contractCollections, gadgets, storageContractCases } from '../helpers/storage-contract.js';
 
@@ -51,6 +60,72 @@ cases.push({
     chai.expect(seen).to.deep.equal(['Large', 'Small', 'Seeded']);
     await writer.close();
     await reader.close();
+  },
+});
+
+// A page's live query is read where no write transaction is in flight: IndexedDB's reads see one's writes before
+// it ends, and one that fails takes them back with no change to say so.
+cases.push({
+  name: 'IndexedDB: a page’s live query asked while a transaction is in flight never holds a record that transaction undoes',
+  test: async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((done) => (release = done));
+    let written!: () => void;
+    const inFlight = new Promise<void>((done) => (written = done));
+    const things = defineCollection({ name: 'things', fields: { title: field.text() } });
+    const module = defineModule({
+      name: 'things',
+      collections: [things],
+      hooks: {
+        collections: collectionHooks(things, {
+          async afterCreate(record) {
+            if (record.title !== 'undone') return;
+            written();
+            await gate;
+            throw new BerthError('BERTH_CONFLICT', 'undone by its hook');
+          },
+        }),
+      },
+    });
+    const name = `contract-live-undo-${mode}-${Date.now()}`;
+    const server = createBrowserServer({
+      modules: [module],
+      name,
+      storage: openIndexedDbStorage(name, options()),
+    });
+    await server.ready;
+    const post = (title: string) =>
+      server.fetch('/things', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title }),
+      });
+    const heard: string[] = [];
+    // A live query already open: the page follows its log (the first one waits for that, which takes the lock).
+    const first = await server.live('things', 'title=other', {
+      event: (what) => void heard.push(`other ${what}`),
+      error: ({ reason }) => void heard.push(`error ${reason}`),
+    });
+    chai.expect(first.ok).to.equal(true);
+    const failing = post('undone');
+    await inFlight;
+    const answer = server.live('things', 'sort=title', {
+      event: (what, record) =>
+        void heard.push(`${what} ${(record as { title?: string }).title ?? record.id}`),
+      error: ({ reason }) => void heard.push(`error ${reason}`),
+    });
+    // The query waits while the transaction holds its record (it would have read it by now).
+    await new Promise((done) => setTimeout(done, 100));
+    release();
+    chai.expect((await failing).status).to.equal(409);
+    const result = await answer;
+    chai.expect(result.ok).to.equal(true);
+    chai.expect(result.ok && result.items).to.deep.equal([]);
+    chai.expect((await post('kept')).status).to.equal(201);
+    const until = performance.now() + 2000;
+    while (heard.length === 0 && performance.now() < until) await new Promise((done) => setTimeout(done, 10));
+    chai.expect(heard).to.deep.equal(['enter kept']);
+    await server.close();
   },
 });
 

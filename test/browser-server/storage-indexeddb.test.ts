@@ -60,6 +60,7 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
       expect(results.map((result) => result.name)).toEqual([
         ...contractCaseNames(),
         'IndexedDB: a list on a second driver of the same database sees the first one’s writes, in an order it kept',
+        'IndexedDB: a page’s live query asked while a transaction is in flight never holds a record that transaction undoes',
         'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
         'IndexedDB: an indexed condition with 2,500 matches and an unindexed one, few or many passing both: every page and total exact',
       ]);
