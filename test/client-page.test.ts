@@ -145,7 +145,7 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
   });
 
-  it('a change that comes before the one before it is applied is never lost: in one transaction, or written while the result is read', async () => {
+  it('a change that comes before the one before it is applied is never lost: in one transaction, or written as the result is read (the write waits for the read, which holds the lock)', async () => {
     const { server } = await pageServer();
     const client = createClient({ server });
     const live = client.live<typeof books>('books', 'year=2001&sort=title');

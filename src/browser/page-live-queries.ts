@@ -19,6 +19,7 @@ import {
   type Logger,
   type Storage,
   type Topic,
+  type Transaction,
 } from '../core/internal.js';
 
 export interface PageLiveOptions {
@@ -33,9 +34,35 @@ export interface PageLiveOptions {
 
 export function createPageLiveQueries(options: PageLiveOptions) {
   const { storage, events } = options;
-  // A result is read holding the write lock (across the page's tabs and its Service Worker): IndexedDB's reads see
-  // a transaction's writes before it ends, and one that fails takes them back with no change to say so.
-  const engine = createLiveQueries({ ...options, committed: (read) => storage.transaction(read) });
+  type Waiting = {
+    read: (scope: Transaction) => Promise<unknown>;
+    settle: (value: unknown) => void;
+    fail: (error: unknown) => void;
+  };
+  /** The results to read at the next hold of the write lock: those asked for in one task share it. */
+  let waiting: Waiting[] | undefined;
+  /**
+   * Reads a result holding the write lock (across the page's tabs and its Service Worker): IndexedDB's reads
+   * see a transaction's writes before it ends, and one that fails takes them back with no change to say so.
+   * One hold for every read asked for in the same task (a change that makes many results read again).
+   */
+  const committed = <R>(read: (scope: Transaction) => Promise<R>): Promise<R> =>
+    new Promise<R>((resolve, reject) => {
+      if (!waiting) {
+        const reads: Waiting[] = (waiting = []);
+        queueMicrotask(() => {
+          waiting = undefined;
+          storage
+            .transaction((scope) =>
+              Promise.all(reads.map(({ read, settle, fail }) => read(scope).then(settle, fail))),
+            )
+            // The lock or the transaction failed (storage closing): each read not settled yet fails with it.
+            .catch((error: unknown) => reads.forEach(({ fail }) => fail(error)));
+        });
+      }
+      waiting.push({ read, settle: resolve as (value: unknown) => void, fail: reject });
+    });
+  const engine = createLiveQueries({ ...options, committed });
   /** How to end each live query that is open. */
   const open = new Set<() => void>();
   let counter = 0;

@@ -43,15 +43,16 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
     it(`every case of the contract suite passes against IndexedDB (${mode} collections)`, async () => {
       const body = await bundle();
       const page = await (await browser()).newPage();
-      // A real http origin, so the page has IndexedDB; the content comes from memory.
-      await page.route('http://contract.test/**', (route) =>
+      // A real http origin, so the page has IndexedDB, and a secure one (localhost), so it has the Web Locks API that
+      // serialises writes across contexts; the content comes from memory.
+      await page.route('http://localhost:9/**', (route) =>
         route.fulfill(
           route.request().url().endsWith('.js')
             ? { contentType: 'text/javascript', body }
             : { contentType: 'text/html', body: '<script type="module" src="/contract.js"></script>' },
         ),
       );
-      await page.goto('http://contract.test/');
+      await page.goto('http://localhost:9/');
       await page.waitForFunction(() => 'runContract' in window);
       const results = (await page.evaluate(
         (as) => (window as unknown as { runContract: (as: string) => Promise<unknown> }).runContract(as),
@@ -61,6 +62,8 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
         ...contractCaseNames(),
         'IndexedDB: a list on a second driver of the same database sees the first one’s writes, in an order it kept',
         'IndexedDB: a page’s live query asked while a transaction is in flight never holds a record that transaction undoes',
+        'IndexedDB: a page’s live query asked while another context’s transaction is in flight never holds a record it undoes',
+        'IndexedDB: a page’s live query read again while a transaction is in flight never holds a record it undoes',
         'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
         'IndexedDB: an indexed condition with 2,500 matches and an unindexed one, few or many passing both: every page and total exact',
       ]);
