@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer, type BrowserServer } from '../src/browser/browser-server.js';
+import { lockWaitWarnMs } from '../src/browser/page-live-queries.js';
+import { silentLogger } from '../src/core/internal.js';
 import { createClient } from '../src/client/index.js';
 import { booksModule, books } from '../src/modules/books/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
@@ -194,6 +196,35 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     client.close();
     await server.close();
   });
+
+  it('a live query awaited inside a transaction waits for the lock it holds, and the page warns once it has waited long', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_fields: object, message?: string) => void warnings.push(message ?? ''),
+    };
+    const server = createBrowserServer({
+      modules: [booksModule],
+      storage: openSqliteStorage(':memory:'),
+      logger,
+    });
+    await server.ready;
+    const handlers = { event: () => {}, error: () => {} };
+    expect((await server.live('books', 'year=1', handlers)).ok).toBe(true); // the page follows its log
+    let answer: ReturnType<BrowserServer['live']> | undefined;
+    await server.storage.transaction(async () => {
+      answer = server.live('books', 'sort=title', handlers);
+      const waited = await Promise.race([
+        answer.then(() => 'answered'),
+        new Promise((settle) => setTimeout(settle, lockWaitWarnMs + 300, 'waiting')),
+      ]);
+      expect(waited).toBe('waiting');
+    });
+    expect(warnings).toEqual([expect.stringMatching(/awaited inside a transaction .* open it outside/)]);
+    // Once the transaction ends, the query is read.
+    expect(await answer).toMatchObject({ ok: true, items: expect.any(Array) });
+    await server.close();
+  }, 15_000);
 
   it('refuses what the Node server refuses, saying why: paging, an unknown topic; and any once it is closed', async () => {
     const { server } = await pageServer();

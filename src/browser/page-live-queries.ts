@@ -32,6 +32,9 @@ export interface PageLiveOptions {
   ready: Promise<void>;
 }
 
+/** How long a live query's read may wait for the write lock before the page warns (a transaction holds it). */
+export const lockWaitWarnMs = 5_000;
+
 export function createPageLiveQueries(options: PageLiveOptions) {
   const { storage, events } = options;
   type Waiting = {
@@ -52,12 +55,23 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         const reads: Waiting[] = (waiting = []);
         queueMicrotask(() => {
           waiting = undefined;
+          // A wait that long is most likely a live query awaited inside a transaction: said once, not ended.
+          const slow = setTimeout(
+            () =>
+              options.logger.warn(
+                { waitedMs: lockWaitWarnMs },
+                `a live query has waited ${lockWaitWarnMs / 1000} s for the write lock to read its result: a live query awaited inside a transaction or a write hook waits for that transaction's lock for ever; open it outside`,
+              ),
+            lockWaitWarnMs,
+          );
           storage
-            .transaction((scope) =>
-              Promise.all(reads.map(({ read, settle, fail }) => read(scope).then(settle, fail))),
-            )
+            .transaction((scope) => {
+              clearTimeout(slow);
+              return Promise.all(reads.map(({ read, settle, fail }) => read(scope).then(settle, fail)));
+            })
             // The lock or the transaction failed (storage closing): each read not settled yet fails with it.
-            .catch((error: unknown) => reads.forEach(({ fail }) => fail(error)));
+            .catch((error: unknown) => reads.forEach(({ fail }) => fail(error)))
+            .finally(() => clearTimeout(slow));
         });
       }
       waiting.push({ read, settle: resolve as (value: unknown) => void, fail: reject });
