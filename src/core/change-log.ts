@@ -92,3 +92,32 @@ export interface ChangeLogDriver {
    */
   cut?(collection: string): Promise<number>;
 }
+
+/**
+ * The floor's rows a driver keeps (SQL's `berth_change_floor`, IndexedDB's
+ * floor store): the log's floor; where the collections' floors are kept
+ * from (the log's floor then, 0 for a log that had none); and the log's
+ * floor as the last trim that kept them left it. Where the last is not the
+ * first, a trim that keeps no collection's floor (an older Berth on the
+ * same database) moved the floor: every collection's floor is the log's
+ * until the next trim that keeps them starts them again there.
+ */
+export const floorRows = { log: 1, collectionsFrom: 2, keptAt: 3 } as const;
+
+/** What a driver read of its floor's rows, and of one collection's floor (`own`: its last change that went). */
+export interface FloorMarks {
+  floor: number;
+  collectionsFrom: number | undefined;
+  keptAt: number | undefined;
+  own?: number | undefined;
+}
+
+/** Whether a trim starts the collections' floors again at the log's floor: none kept yet, or a trim kept none. */
+export const collectionFloorsStale = (marks: FloorMarks): boolean =>
+  marks.collectionsFrom === undefined || marks.keptAt !== marks.floor;
+
+/** A collection's floor: its last change that went, or where the collections' floors are kept from; the log's when they are stale. */
+export const collectionFloor = (marks: FloorMarks): number =>
+  collectionFloorsStale(marks)
+    ? marks.floor
+    : Math.min(marks.floor, Math.max(marks.collectionsFrom!, marks.own ?? 0));

@@ -1,15 +1,19 @@
 /** The change log in IndexedDB: a store of changes keyed by an auto-incremented seq, and its floor. */
 import type { Dexie } from 'dexie';
-import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../core/internal.js';
+import {
+  collectionFloor,
+  collectionFloorsStale,
+  floorRows,
+  type ChangeEntry,
+  type ChangeLogDriver,
+  type FloorMarks,
+  type LoggedChange,
+} from '../core/internal.js';
 
 /**
  * The stores of the log, as Dexie declares them. The floor's store keeps
- * the log's floor (id 1), where the collections' floors are kept from
- * (id 2: the log's floor then), the log's floor as the last trim that kept
- * them left it (id 3: where it is not id 1's, a tab of an older Berth
- * trimmed without them, and every collection's floor is the log's until the
- * next trim starts them again), and each collection's (id `collection:`
- * and its name): its last change that went.
+ * the floor's rows (`floorRows`, by their ids) and each collection's floor
+ * (id `collection:` and its name): its last change that went.
  */
 export const changeLogStores = { berth_changes: '++seq, at', berth_change_floor: 'id' } as const;
 
@@ -17,8 +21,6 @@ interface FloorRow {
   id: number | string;
   floor: number;
 }
-const collectionsFrom = 2;
-const keptAt = 3;
 const floorId = (collection: string): string => `collection:${collection}`;
 
 type Lock = <R>(work: () => Promise<R>) => Promise<R>;
@@ -45,8 +47,14 @@ export async function appendChange(
 export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLogDriver {
   const changes = () => database().table<LoggedChange, number>('berth_changes');
   const floors = () => database().table<FloorRow, number | string>('berth_change_floor');
-  const floorOf = async (id: number | string = 1): Promise<number | undefined> =>
+  const floorOf = async (id: number | string = floorRows.log): Promise<number | undefined> =>
     (await floors().get(id))?.floor;
+  const marksOf = async (collection?: string): Promise<FloorMarks> => ({
+    floor: (await floorOf()) ?? 0,
+    collectionsFrom: await floorOf(floorRows.collectionsFrom),
+    keptAt: await floorOf(floorRows.keptAt),
+    own: collection === undefined ? undefined : await floorOf(floorId(collection)),
+  });
   const headOf = async (): Promise<number> =>
     Math.max((await changes().orderBy('seq').last())?.seq ?? 0, (await floorOf()) ?? 0);
   /**
@@ -56,21 +64,22 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
    */
   const trimTo = (upTo: number): Promise<number> =>
     database().transaction('rw', ['berth_changes', 'berth_change_floor'], async () => {
-      const floor = (await floorOf()) ?? 0;
+      const marks = await marksOf();
+      const { floor } = marks;
       const cut = Math.min(upTo, await headOf());
       if (cut <= floor) return 0;
       const going = () => changes().where('seq').belowOrEqual(cut);
       const lastOf = new Map<string, number>();
       await going().each((change) => lastOf.set(change.collection, change.seq));
-      // The collections' floors are kept from here when no trim kept them up to the floor: what went before is the log's.
-      if ((await floorOf(keptAt)) !== floor) await floors().put({ id: collectionsFrom, floor });
+      // What went before is the log's: the collections' floors are kept from here.
+      if (collectionFloorsStale(marks)) await floors().put({ id: floorRows.collectionsFrom, floor });
       await floors().bulkPut(
         [...lastOf].map(([collection, seq]) => ({ id: floorId(collection), floor: seq })),
       );
       const dropped = await going().delete();
       await floors().bulkPut([
-        { id: 1, floor: cut },
-        { id: keptAt, floor: cut },
+        { id: floorRows.log, floor: cut },
+        { id: floorRows.keptAt, floor: cut },
       ]);
       return dropped;
     });
@@ -88,12 +97,9 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
       }),
     bounds: (collection) =>
       lock(async () => {
-        const floor = (await floorOf()) ?? 0;
+        const marks = await marksOf(collection);
         const head = await headOf();
-        const since = collection === undefined ? undefined : await floorOf(collectionsFrom);
-        if (since === undefined || (await floorOf(keptAt)) !== floor) return { head, floor };
-        // A collection's floor: its last change gone, or where its floors are kept from (the log's before).
-        return { head, floor: Math.min(floor, Math.max(since, (await floorOf(floorId(collection!))) ?? 0)) };
+        return { head, floor: collection === undefined ? marks.floor : collectionFloor(marks) };
       }),
     trim: (upTo) => lock(() => trimTo(upTo)),
     cut: (collection) =>

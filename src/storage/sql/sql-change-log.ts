@@ -1,5 +1,13 @@
 /** The change log in SQL: one table of changes, in the order their transactions committed, and its floor. */
-import type { ChangeEntry, ChangeLogDriver, LoggedChange } from '../../core/internal.js';
+import {
+  collectionFloor,
+  collectionFloorsStale,
+  floorRows,
+  type ChangeEntry,
+  type ChangeLogDriver,
+  type FloorMarks,
+  type LoggedChange,
+} from '../../core/internal.js';
 import type { SqlDialect } from './dialect.js';
 import type { SqlConnection, SqlRow } from './sql-connection.js';
 
@@ -79,23 +87,19 @@ export async function appendChange(
 }
 
 const columns = 'seq, collection, record_id, action, record, actor, mutation_id, at';
-/**
- * The floor's rows: the log's (1); where the collections' floors (in
- * `berth_change_floors`) are kept from (2: the log's floor then, 0 for a
- * log that had none); and the log's floor as the last trim that kept them
- * left it (3). Where 3 is not 1, a trim that does not keep them (an older
- * Berth on the same database) moved the floor: every collection's floor is
- * the log's until the next trim that keeps them starts them again there.
- */
-const floorRow = 1;
-const collectionsFrom = 2;
-const keptAt = 3;
 /** A floor row's value, undefined when it is not there. */
 const floorValue = (value: unknown): number | undefined =>
   value === null || value === undefined ? undefined : Number(value);
-const floorRows = `(SELECT floor FROM berth_change_floor WHERE id = ${floorRow}) AS floor, (SELECT floor FROM berth_change_floor WHERE id = ${collectionsFrom}) AS since, (SELECT floor FROM berth_change_floor WHERE id = ${keptAt}) AS kept_at`;
+/** The floor's rows (see `floorRows`), as columns of one query. */
+const floorColumns = `(SELECT floor FROM berth_change_floor WHERE id = ${floorRows.log}) AS floor, (SELECT floor FROM berth_change_floor WHERE id = ${floorRows.collectionsFrom}) AS since, (SELECT floor FROM berth_change_floor WHERE id = ${floorRows.keptAt}) AS kept_at`;
+const marksOf = (row: SqlRow | undefined): FloorMarks => ({
+  floor: floorValue(row?.floor) ?? 0,
+  collectionsFrom: floorValue(row?.since),
+  keptAt: floorValue(row?.kept_at),
+  own: floorValue(row?.own),
+});
 /** Past the floor only: the last change stays in the table when a trim reaches it (see trim). */
-const kept = `seq > coalesce((SELECT floor FROM berth_change_floor WHERE id = ${floorRow}), 0)`;
+const kept = `seq > coalesce((SELECT floor FROM berth_change_floor WHERE id = ${floorRows.log}), 0)`;
 
 const changeOf = (row: SqlRow): LoggedChange => ({
   seq: Number(row.seq),
@@ -116,14 +120,15 @@ const changeOf = (row: SqlRow): LoggedChange => ({
  */
 const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): Promise<number> => {
   const p = (index: number) => dialect.placeholder(index);
-  const row = await over.one(`SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorRows}`, []);
+  const row = await over.one(`SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorColumns}`, []);
   const head = floorValue(row?.head) ?? 0;
-  const floor = floorValue(row?.floor) ?? 0;
+  const marks = marksOf(row);
+  const { floor } = marks;
   const cut = Math.min(upTo, Math.max(head, floor));
   if (cut <= floor) return 0;
   const upsert = `INSERT INTO berth_change_floor (id, floor) VALUES (${p(1)}, ${p(2)}) ON CONFLICT (id) DO UPDATE SET floor = excluded.floor`;
-  // The collections' floors are kept from here when no trim kept them up to the floor: what went before is the log's.
-  if (floorValue(row?.kept_at) !== floor) await over.run(upsert, [collectionsFrom, floor]);
+  // What went before is the log's: the collections' floors are kept from here.
+  if (collectionFloorsStale(marks)) await over.run(upsert, [floorRows.collectionsFrom, floor]);
   // Every change that goes is above every collection's floor so far: each goes up to its last one.
   await over.run(
     `INSERT INTO berth_change_floors (collection, floor) SELECT collection, max(seq) FROM berth_changes WHERE seq > ${p(1)} AND seq <= ${p(2)} GROUP BY collection ON CONFLICT (collection) DO UPDATE SET floor = excluded.floor`,
@@ -135,8 +140,8 @@ const trimOn = async (over: SqlConnection, dialect: SqlDialect, upTo: number): P
     cut,
     head,
   ]);
-  await over.run(upsert, [floorRow, cut]);
-  await over.run(upsert, [keptAt, cut]);
+  await over.run(upsert, [floorRows.log, cut]);
+  await over.run(upsert, [floorRows.keptAt, cut]);
   return dropped;
 };
 
@@ -189,16 +194,12 @@ export function sqlChangeLog(
     },
     async bounds(collection) {
       const row = await connection.one(
-        `SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorRows}, (SELECT floor FROM berth_change_floors WHERE collection = ${p(1)}) AS own`,
+        `SELECT (SELECT max(seq) FROM berth_changes) AS head, ${floorColumns}, (SELECT floor FROM berth_change_floors WHERE collection = ${p(1)}) AS own`,
         [collection ?? ''],
       );
-      const floor = floorValue(row?.floor) ?? 0;
-      const head = Math.max(floorValue(row?.head) ?? 0, floor);
-      // A collection's floor: its last change gone, or where its floors are kept from (the log's before).
-      const since = floorValue(row?.since);
-      if (collection === undefined || since === undefined || floorValue(row?.kept_at) !== floor)
-        return { head, floor };
-      return { head, floor: Math.min(floor, Math.max(since, floorValue(row?.own) ?? 0)) };
+      const marks = marksOf(row);
+      const head = Math.max(floorValue(row?.head) ?? 0, marks.floor);
+      return { head, floor: collection === undefined ? marks.floor : collectionFloor(marks) };
     },
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
