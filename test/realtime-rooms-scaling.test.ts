@@ -32,9 +32,14 @@ describe('rooms across instances (Redis)', () => {
     ws.client.send(new Uint8Array([0, 255]));
     await expect.poll(() => seen, { timeout: 5000 }).toContain(`message ${room} ${wsId}: <2 bytes>`);
 
-    // Who is there, asked on either side, counts both instances.
+    // Who is there, asked on either side, counts both instances; so do the admin's rooms, on either.
     const again = await socket.emitWithAck('join', { channel: 'chat', room });
     expect([...again.present].sort()).toEqual([socket.id, wsId].sort());
+    for (const server of [a, b]) {
+      const listed = (await server.realtime.rooms()).find((entry) => entry.room === room);
+      expect(listed?.channel).toBe('chat');
+      expect([...listed!.members].sort()).toEqual([socket.id, wsId].sort());
+    }
     const other = await roomSocket(b.url);
     const joined = await other.emitWithAck('join', { channel: 'chat', room });
     expect([...joined.present].sort()).toEqual([socket.id, wsId, other.id].sort());
@@ -88,9 +93,16 @@ describe('rooms across workers (start --workers 2)', () => {
     expect(joined.present).toEqual(expect.arrayContaining([ioA.id, ioC.id]));
 
     // Each worker's monitor lists its own clients: two lists, neither of all four, together all four.
+    // Its rooms are every worker's: each answer lists the lobby with all four.
     const lists = new Set<string>();
     for (let i = 0; i < 6; i++) {
-      const realtime = (await fresh(`${server.url}/admin/realtime`)) as { clients: Array<{ id: string }> };
+      const realtime = (await fresh(`${server.url}/admin/realtime`)) as {
+        clients: Array<{ id: string }>;
+        rooms: Array<{ channel: string; room: string; members: string[] }>;
+      };
+      expect(realtime.rooms).toHaveLength(1);
+      expect(realtime.rooms[0]).toMatchObject({ channel: 'chat', room: 'lobby' });
+      expect(new Set(realtime.rooms[0]!.members)).toEqual(new Set(joined.present));
       lists.add(
         realtime.clients
           .map((client) => client.id)

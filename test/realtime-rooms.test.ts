@@ -263,15 +263,16 @@ describe('rooms shared by socket.io and plain WebSocket clients', () => {
 });
 
 describe('who is in a room, across nodes', () => {
-  function fakeServer(serverCount: () => Promise<number>, answering: string[][]) {
+  /** A socket.io server as the room network sees it: the other nodes answer `ask` (`berth:room-…`) with `answering`. */
+  function fakeServer(serverCount: () => Promise<number>, answering: unknown[], ask = 'berth:room-present') {
     const handlers = new Map<string, (payload: never) => void>();
     const io = {
       on: (event: string, handler: (payload: never) => void) => handlers.set(event, handler),
       serverSideEmit(event: string, payload: { id: string; from: string }) {
-        if (event !== 'berth:room-present') return;
+        if (event !== ask) return;
         for (const members of answering) {
           setTimeout(() =>
-            handlers.get('berth:room-present-answer')!({
+            handlers.get(`${ask}-answer`)!({
               id: payload.id,
               to: payload.from,
               members,
@@ -284,13 +285,18 @@ describe('who is in a room, across nodes', () => {
     return io as unknown as SocketIoServer;
   }
 
-  it('answers with the nodes that answer in time, and logs those that did not', async () => {
+  /** Rooms whose logger keeps each warning's message in `lines`. */
+  function roomsLoggingWarnings() {
     const lines: string[] = [];
     const logger = {
       ...silentLogger,
       warn: (_fields: object, message?: string) => void lines.push(message ?? ''),
     };
-    const rooms = new ChannelRooms([chatChannel], logger);
+    return { lines, logger, rooms: new ChannelRooms([chatChannel], logger) };
+  }
+
+  it('answers with the nodes that answer in time, and logs those that did not', async () => {
+    const { lines, logger, rooms } = roomsLoggingWarnings();
     const member = { clientId: 'here-1', deliver: () => {} };
     await rooms.join(member, chatChannel, 'lobby');
     // Three other nodes, two of which answer.
@@ -314,5 +320,35 @@ describe('who is in a room, across nodes', () => {
     expect(lines[1]).toMatch(
       /could not be asked of the other workers or instances \(Connection is closed\.\)/,
     );
+  });
+
+  it('lists every node’s rooms with their members, without a node that does not answer (an older Berth)', async () => {
+    const { lines, logger, rooms } = roomsLoggingWarnings();
+    await rooms.join({ clientId: 'here-1', deliver: () => {} }, chatChannel, 'lobby');
+    await rooms.join({ clientId: 'here-2', deliver: () => {} }, chatChannel, 'desk');
+    // Two other nodes: one answers, the other knows no such question.
+    const io = fakeServer(
+      () => Promise.resolve(3),
+      [
+        [
+          { channel: 'chat', room: 'lobby', members: ['there-1', 'here-1'] },
+          { channel: 'chat', room: 'attic', members: ['there-2'] },
+        ],
+      ],
+      'berth:room-list',
+    );
+    connectRoomNetwork(io, rooms, logger, 200);
+    expect(rooms.localRooms()).toEqual([
+      { channel: 'chat', room: 'desk', members: ['here-2'] },
+      { channel: 'chat', room: 'lobby', members: ['here-1'] },
+    ]);
+    expect(await rooms.everywhere()).toEqual([
+      { channel: 'chat', room: 'attic', members: ['there-2'] },
+      { channel: 'chat', room: 'desk', members: ['here-2'] },
+      { channel: 'chat', room: 'lobby', members: ['here-1', 'there-1'] },
+    ]);
+    expect(lines).toEqual([
+      'which rooms have members: 1 of 2 other workers or instances did not answer within 200 ms; answering without their members',
+    ]);
   });
 });

@@ -40,12 +40,21 @@ export interface RoomMember {
   exited?(channel: string, room: string): void;
 }
 
+/** A room with members, and who they are (their client ids), as the admin's realtime report lists it. */
+export interface RoomEntry {
+  channel: string;
+  room: string;
+  members: string[];
+}
+
 /** Where a runtime's room events go beyond its own members: other workers and instances. */
 export interface RoomNetwork {
   /** Passes an event on; each other node hands it to its members of the room but `except`. */
   send(channel: string, event: RoomEvent, except: string | undefined): void;
   /** The other nodes' members of a room (those that answer in time). */
   present(channel: string, room: string): Promise<string[]>;
+  /** The other nodes' rooms with their members there (those that answer in time). */
+  rooms(): Promise<RoomEntry[]>;
 }
 
 interface Membership {
@@ -313,12 +322,30 @@ export class ChannelRooms {
     return [...(this.#rooms.get(roomKey(channel, room))?.keys() ?? [])];
   }
 
-  /** The rooms a client is in here, as `channel/room`, for the monitor. */
-  roomsOf(member: RoomMember): string[] {
-    const rooms: string[] = [];
-    for (const [channel, names] of this.#members.get(member)?.rooms ?? []) {
-      for (const room of names) rooms.push(`${channel}/${room}`);
+  /** This runtime's rooms with their members here, by channel then room. */
+  localRooms(): RoomEntry[] {
+    const entries: RoomEntry[] = [];
+    for (const [key, members] of this.#rooms) {
+      const [channel, room] = key.split('\u0000') as [string, string];
+      entries.push({ channel, room, members: [...members.keys()] });
     }
-    return rooms;
+    return entries.sort(byChannelAndRoom);
+  }
+
+  /** Every room with members, here and through the network, with all of them. */
+  async everywhere(): Promise<RoomEntry[]> {
+    const here = this.localRooms();
+    if (!this.network) return here;
+    const all = new Map(here.map((entry) => [roomKey(entry.channel, entry.room), entry]));
+    for (const entry of await this.network.rooms()) {
+      const key = roomKey(entry.channel, entry.room);
+      const known = all.get(key);
+      if (known) known.members = [...new Set([...known.members, ...entry.members])];
+      else all.set(key, { ...entry, members: [...entry.members] });
+    }
+    return [...all.values()].sort(byChannelAndRoom);
   }
 }
+
+const byChannelAndRoom = (a: RoomEntry, b: RoomEntry): number =>
+  a.channel === b.channel ? (a.room < b.room ? -1 : a.room > b.room ? 1 : 0) : a.channel < b.channel ? -1 : 1;

@@ -23,6 +23,7 @@ export {
   roomKey,
   type RoomEvent,
   type RoomMember,
+  type RoomEntry,
   type RoomNetwork,
 } from './channel-rooms.js';
 export { toJsonSchema, type JsonSchema } from './json-schema.js';

@@ -9,6 +9,7 @@ import {
   type Logger,
   type Mode,
   type RealtimeBridge,
+  type RoomEntry,
   type Storage,
 } from '../core/internal.js';
 import { ConnectionLimiter } from './limits.js';
@@ -59,6 +60,8 @@ export interface NodeRealtime {
    * back and resume): retention keeps what comes after. Undefined when none.
    */
   held(withinMs: number): number | undefined;
+  /** The rooms with members, on every worker and instance, with who is in each. */
+  rooms(): Promise<RoomEntry[]>;
   close(): Promise<void>;
 }
 
@@ -123,6 +126,7 @@ export async function createNodeRealtime(
   type Loaded = {
     socketIo: ReturnType<typeof import('./socket-io.js').createSocketIoServer>;
     websockets: ReturnType<typeof import('./websocket-channels.js').createWebSocketChannels>;
+    rooms: ChannelRooms;
   };
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
@@ -169,7 +173,7 @@ export async function createNodeRealtime(
         ...limits,
         events: { path: eventsPath, requests: socketIo.requests },
       });
-      loaded = { socketIo, websockets };
+      loaded = { socketIo, websockets, rooms };
       return loaded;
     }));
   if (adapter) await load();
@@ -211,6 +215,8 @@ export async function createNodeRealtime(
     recheckCallers: () => loaded?.socketIo.recheckCallers(),
     // Not loaded yet: nobody ever subscribed here.
     held: (withinMs) => loaded?.socketIo.held(withinMs),
+    // Not loaded yet: nobody ever joined a room here (and with an adapter it loads at the start).
+    rooms: async () => (loaded ? loaded.rooms.everywhere() : []),
     bridge: {
       async transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as SocketIoServer } from 'socket.io';
-import type { ChannelRooms, Logger, RoomEvent, RoomNetwork } from '../core/internal.js';
+import type { ChannelRooms, Logger, RoomEntry, RoomEvent, RoomNetwork } from '../core/internal.js';
 
 /** A room event between nodes: JSON only (the Redis adapter passes server-side events as JSON), bytes as base64. */
 interface WireEvent {
@@ -15,8 +15,11 @@ interface WireEvent {
 }
 
 const roomEvent = 'berth:room';
-const presentAsk = 'berth:room-present';
-const presentAnswer = 'berth:room-present-answer';
+/** Asks and answers between nodes, `{ id, from, … }` then `{ id, to, members }` (the names older Berths use, too). */
+const asks = {
+  present: { ask: 'berth:room-present', answer: 'berth:room-present-answer' },
+  rooms: { ask: 'berth:room-list', answer: 'berth:room-list-answer' },
+} as const;
 
 function toWire(channel: string, event: RoomEvent, except: string | undefined): WireEvent {
   const wire: WireEvent =
@@ -46,8 +49,9 @@ function fromWire(wire: WireEvent): RoomEvent {
  * Shares the rooms with every other worker and instance through socket.io's
  * adapter (the cluster adapter or Redis): each room event goes to the other
  * nodes as one server-side event, and each hands it to its own members, on
- * every transport. `present` asks the other nodes for their members and
- * answers with those that answer within `timeout` ms (logging the others).
+ * every transport. `present` and `rooms` ask the other nodes for their
+ * members and answer with those that answer within `timeout` ms (logging
+ * the others).
  */
 export function connectRoomNetwork(
   io: SocketIoServer,
@@ -56,57 +60,73 @@ export function connectRoomNetwork(
   timeout = 1000,
 ): RoomNetwork {
   const node = randomUUID();
-  const asks = new Map<string, (members: string[]) => void>();
+  const waiting = new Map<string, (members: unknown) => void>();
   io.on(roomEvent, (wire: WireEvent) => rooms.deliver(wire.channel, fromWire(wire), wire.except));
-  io.on(presentAsk, (ask: { id: string; from: string; channel: string; room: string }) => {
-    io.serverSideEmit(presentAnswer, {
-      id: ask.id,
-      to: ask.from,
-      members: rooms.local(ask.channel, ask.room),
+  const answerWith = (
+    kind: keyof typeof asks,
+    members: (asked: { channel: string; room: string }) => unknown,
+  ) => {
+    io.on(asks[kind].ask, (asked: { id: string; from: string; channel: string; room: string }) => {
+      io.serverSideEmit(asks[kind].answer, { id: asked.id, to: asked.from, members: members(asked) });
     });
-  });
-  io.on(presentAnswer, (answer: { id: string; to: string; members: string[] }) => {
-    if (answer.to === node) asks.get(answer.id)?.(answer.members);
-  });
+    io.on(asks[kind].answer, (answered: { id: string; to: string; members: unknown }) => {
+      if (answered.to === node) waiting.get(answered.id)?.(answered.members);
+    });
+  };
+  answerWith('present', (asked) => rooms.local(asked.channel, asked.room));
+  answerWith('rooms', () => rooms.localRooms());
+
+  /** The other nodes' answers to a question (those in time); `what` names it in the log. */
+  const gather = async <T>(
+    kind: keyof typeof asks,
+    what: string,
+    context: { channel?: string; room?: string },
+  ): Promise<T[]> => {
+    let others: number;
+    try {
+      others = (await io.of('/').adapter.serverCount()) - 1;
+    } catch (error) {
+      logger.warn(
+        { ...context, err: error },
+        `${what} could not be asked of the other workers or instances (${(error as Error).message}): answering with this one's members`,
+      );
+      return [];
+    }
+    if (others <= 0) return [];
+    const id = randomUUID();
+    return new Promise((resolve) => {
+      const answers: T[] = [];
+      const finish = (): void => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(answers);
+      };
+      const timer = setTimeout(() => {
+        logger.warn(
+          { ...context, answered: answers.length, expected: others },
+          `${what}: ${others - answers.length} of ${others} other workers or instances did not answer within ${timeout} ms; answering without their members`,
+        );
+        finish();
+      }, timeout);
+      waiting.set(id, (given) => {
+        answers.push(given as T);
+        if (answers.length >= others) finish();
+      });
+      io.serverSideEmit(asks[kind].ask, { id, from: node, ...context });
+    });
+  };
 
   const network: RoomNetwork = {
     send(channel, event, except) {
       io.serverSideEmit(roomEvent, toWire(channel, event, except));
     },
     async present(channel, room) {
-      let others: number;
-      try {
-        others = (await io.of('/').adapter.serverCount()) - 1;
-      } catch (error) {
-        logger.warn(
-          { channel, room, err: error },
-          `who is in room ${room} could not be asked of the other workers or instances (${(error as Error).message}): answering with this one's members`,
-        );
-        return [];
-      }
-      if (others <= 0) return [];
-      const id = randomUUID();
-      return new Promise((resolve) => {
-        const members: string[] = [];
-        let answered = 0;
-        const finish = (): void => {
-          clearTimeout(timer);
-          asks.delete(id);
-          resolve(members);
-        };
-        const timer = setTimeout(() => {
-          logger.warn(
-            { channel, room, answered, expected: others },
-            `who is in room ${room}: ${others - answered} of ${others} other workers or instances did not answer within ${timeout} ms; answering without their members`,
-          );
-          finish();
-        }, timeout);
-        asks.set(id, (list) => {
-          members.push(...list);
-          if (++answered >= others) finish();
-        });
-        io.serverSideEmit(presentAsk, { id, from: node, channel, room });
-      });
+      const answers = await gather<string[]>('present', `who is in room ${room}`, { channel, room });
+      return answers.flat();
+    },
+    async rooms() {
+      const answers = await gather<RoomEntry[]>('rooms', 'which rooms have members', {});
+      return answers.flat();
     },
   };
   rooms.network = network;

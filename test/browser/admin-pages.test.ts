@@ -45,11 +45,12 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     expectOfflineAndPrivate(session);
   });
 
-  it('the realtime monitor shows a connected client and its messages', async () => {
+  it('the realtime monitor shows a connected client, its messages and a room with its member', async () => {
     const { page, server } = await openAdmin(await browser());
     await logInAndWait(page);
     await page.getByRole('link', { name: 'Realtime' }).click();
     await page.getByRole('heading', { name: 'Connected clients (0)' }).waitFor();
+    await page.getByRole('heading', { name: 'Rooms (0)' }).waitFor();
 
     const socket = new WebSocket(`${server.url.replace('http', 'ws')}/chat`);
     await new Promise((opened) => socket.once('open', opened));
@@ -65,6 +66,18 @@ describe('admin UI: overview, API reference, realtime, service', () => {
           expect.stringMatching(/out \(to client\).*chat.*5$/),
           expect.stringMatching(/in \(from client\).*chat.*hello$/),
         ]);
+
+      // A client in a room: the room shows with it as its one member.
+      const member = new WebSocket(`${server.url.replace('http', 'ws')}/chat?room=lobby`);
+      try {
+        await new Promise((opened) => member.once('open', opened));
+        await page.getByRole('heading', { name: 'Rooms (1)' }).waitFor();
+        const row = await page.locator('table.rooms tbody tr').allTextContents();
+        expect(row).toHaveLength(1);
+        expect(row[0]).toMatch(/^chatlobby1\S+ $/);
+      } finally {
+        member.close();
+      }
     } finally {
       socket.close();
     }

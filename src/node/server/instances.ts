@@ -57,7 +57,13 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
   const adminReports = {
     service: serviceReport(runtime),
     ...(realtime
-      ? { realtime: () => ({ ...realtime.monitor.report(), redis: realtime.redis?.() ?? 'not configured' }) }
+      ? {
+          realtime: async () => ({
+            ...realtime.monitor.report(),
+            rooms: await realtime.rooms(),
+            redis: realtime.redis?.() ?? 'not configured',
+          }),
+        }
       : {}),
     ...(metrics ? { load: () => metrics.load() } : {}),
   };

@@ -4,12 +4,16 @@ import { Failure, Loading, Scroll, Unavailable } from './shared.js';
 interface Monitor {
   redis?: string;
   clients: Array<{ id: string; transport: string; address: string; connectedAt: string }>;
+  /** Rooms with members on any worker or instance (absent from an older server's report). */
+  rooms?: Array<{ channel: string; room: string; members: string[] }>;
   recent: Array<{ at: string; clientId: string; channel: string; direction: 'in' | 'out'; data: string }>;
 }
 
 const time = (value: string) => new Date(value).toLocaleTimeString();
+/** A room's members named on its row; the count says how many more it has. */
+const shownMembers = 10;
 
-/** Connected realtime clients and the latest messages, refreshed every 2 s. */
+/** Connected realtime clients, the rooms with members, and the latest messages, refreshed every 2 s. */
 export function RealtimePage() {
   const { report, error } = useReport<Monitor>('/admin/realtime');
   const body = error ? (
@@ -53,6 +57,48 @@ export function RealtimePage() {
             </tbody>
           </table>
         </Scroll>
+      )}
+      {report.rooms && (
+        <>
+          <h3>Rooms ({report.rooms.length})</h3>
+          {report.rooms.length === 0 ? (
+            <p class="empty">No room has a member.</p>
+          ) : (
+            <Scroll>
+              <table class="rooms">
+                <thead>
+                  <tr>
+                    <th>Channel</th>
+                    <th>Room</th>
+                    <th>Members</th>
+                    <th>Who</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {report.rooms.map((room) => (
+                    <tr key={`${room.channel} ${room.room}`}>
+                      <td>
+                        <code>{room.channel}</code>
+                      </td>
+                      <td>
+                        <code>{room.room}</code>
+                      </td>
+                      <td>{room.members.length}</td>
+                      <td>
+                        {room.members.slice(0, shownMembers).map((member) => (
+                          <code key={member}>{member} </code>
+                        ))}
+                        {room.members.length > shownMembers && (
+                          <small>and {room.members.length - shownMembers} more</small>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Scroll>
+          )}
+        </>
       )}
       <h3>Recent messages ({report.recent.length})</h3>
       {report.recent.length === 0 ? (
