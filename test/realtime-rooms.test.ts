@@ -322,7 +322,7 @@ describe('who is in a room, across nodes', () => {
     );
   });
 
-  it('lists every node’s rooms with their members, without a node that does not answer (an older Berth)', async () => {
+  it('lists every node’s rooms with their members, and says so when a node does not answer (an older Berth)', async () => {
     const { lines, logger, rooms } = roomsLoggingWarnings();
     await rooms.join({ clientId: 'here-1', deliver: () => {} }, chatChannel, 'lobby');
     await rooms.join({ clientId: 'here-2', deliver: () => {} }, chatChannel, 'desk');
@@ -342,13 +342,101 @@ describe('who is in a room, across nodes', () => {
       { channel: 'chat', room: 'desk', members: ['here-2'] },
       { channel: 'chat', room: 'lobby', members: ['here-1'] },
     ]);
-    expect(await rooms.everywhere()).toEqual([
-      { channel: 'chat', room: 'attic', members: ['there-2'] },
-      { channel: 'chat', room: 'desk', members: ['here-2'] },
-      { channel: 'chat', room: 'lobby', members: ['here-1', 'there-1'] },
-    ]);
+    expect(await rooms.everywhere()).toEqual({
+      rooms: [
+        { channel: 'chat', room: 'attic', members: ['there-2'] },
+        { channel: 'chat', room: 'desk', members: ['here-2'] },
+        { channel: 'chat', room: 'lobby', members: ['here-1', 'there-1'] },
+      ],
+      missing:
+        'which rooms have members: 1 of 2 other workers or instances did not answer within 200 ms; answering without their members',
+    });
+    // The report says why; the log is not told at each of the admin's polls.
+    expect(lines).toEqual([]);
+  });
+
+  it('gives up within the timeout when the nodes cannot even be counted (a half-open connection to Redis)', async () => {
+    const { lines, logger, rooms } = roomsLoggingWarnings();
+    await rooms.join({ clientId: 'here-1', deliver: () => {} }, chatChannel, 'lobby');
+    connectRoomNetwork(
+      fakeServer(() => new Promise<number>(() => {}), []),
+      rooms,
+      logger,
+      100,
+    );
+    expect(await rooms.present(chatChannel, 'lobby')).toEqual(['here-1']);
     expect(lines).toEqual([
-      'which rooms have members: 1 of 2 other workers or instances did not answer within 200 ms; answering without their members',
+      "who is in room lobby could not be asked of the other workers or instances (they were not counted within 100 ms): answering with this one's members",
     ]);
+    expect((await rooms.everywhere()).missing).toMatch(/they were not counted within 100 ms/);
+  });
+
+  it('answers each ask with its own answers, between nodes old and new', async () => {
+    // Three nodes on one bus (each server-side event reaches every other node, as JSON, a tick later).
+    const nodes: Array<Map<string, (payload: never) => void>> = [];
+    const busServer = (): SocketIoServer => {
+      const handlers = new Map<string, (payload: never) => void>();
+      nodes.push(handlers);
+      return {
+        on: (event: string, handler: (payload: never) => void) => handlers.set(event, handler),
+        serverSideEmit(event: string, payload: unknown) {
+          const text = JSON.stringify(payload);
+          for (const other of nodes) {
+            if (other !== handlers) setTimeout(() => other.get(event)?.(JSON.parse(text) as never));
+          }
+        },
+        of: () => ({ adapter: { serverCount: () => Promise.resolve(nodes.length) } }),
+      } as unknown as SocketIoServer;
+    };
+    const a = new ChannelRooms([chatChannel]);
+    const b = new ChannelRooms([chatChannel]);
+    connectRoomNetwork(busServer(), a, silentLogger, 500);
+    connectRoomNetwork(busServer(), b, silentLogger, 500);
+    // An older Berth: it answers who is in a room, with the payload it always sent, and nothing else.
+    const older = busServer();
+    const olderAnswers: unknown[] = [];
+    older.on('berth:room-present', (ask: { id: string; from: string; channel: string; room: string }) =>
+      older.serverSideEmit('berth:room-present-answer', {
+        id: ask.id,
+        to: ask.from,
+        members: ask.room === 'lobby' ? ['old-1'] : [],
+      }),
+    );
+    older.on('berth:room-present-answer', (answer: unknown) => void olderAnswers.push(answer));
+    await a.join({ clientId: 'a-1', deliver: () => {} }, chatChannel, 'lobby');
+    await b.join({ clientId: 'b-1', deliver: () => {} }, chatChannel, 'lobby');
+    await b.join({ clientId: 'b-2', deliver: () => {} }, chatChannel, 'desk');
+
+    // At once, from both new nodes: a present of each room and a list of rooms.
+    const [lobby, desk, listed] = await Promise.all([
+      a.present(chatChannel, 'lobby'),
+      b.present(chatChannel, 'desk'),
+      a.everywhere(),
+    ]);
+    expect(lobby.sort()).toEqual(['a-1', 'b-1', 'old-1']);
+    expect(desk).toEqual(['b-2']);
+    expect(listed).toEqual({
+      rooms: [
+        { channel: 'chat', room: 'desk', members: ['b-2'] },
+        { channel: 'chat', room: 'lobby', members: ['a-1', 'b-1'] },
+      ],
+      missing:
+        'which rooms have members: 1 of 2 other workers or instances did not answer within 500 ms; answering without their members',
+    });
+    // The older node asks as it always did, and a new node answers it in the shape it reads.
+    olderAnswers.length = 0;
+    older.serverSideEmit('berth:room-present', {
+      id: 'old-ask',
+      from: 'old-node',
+      channel: 'chat',
+      room: 'lobby',
+    });
+    await expect.poll(() => olderAnswers).toHaveLength(2);
+    expect(olderAnswers).toEqual(
+      expect.arrayContaining([
+        { id: 'old-ask', to: 'old-node', members: ['a-1'] },
+        { id: 'old-ask', to: 'old-node', members: ['b-1'] },
+      ]),
+    );
   });
 });

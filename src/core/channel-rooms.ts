@@ -53,8 +53,14 @@ export interface RoomNetwork {
   send(channel: string, event: RoomEvent, except: string | undefined): void;
   /** The other nodes' members of a room (those that answer in time). */
   present(channel: string, room: string): Promise<string[]>;
-  /** The other nodes' rooms with their members there (those that answer in time). */
-  rooms(): Promise<RoomEntry[]>;
+  /** The other nodes' rooms with their members there (those that answer in time), and why some are missing. */
+  rooms(): Promise<RoomList>;
+}
+
+/** Rooms with members; `missing` says why some members may be missing (nodes that did not answer). */
+export interface RoomList {
+  rooms: RoomEntry[];
+  missing?: string;
 }
 
 interface Membership {
@@ -327,23 +333,25 @@ export class ChannelRooms {
     const entries: RoomEntry[] = [];
     for (const [key, members] of this.#rooms) {
       const [channel, room] = key.split('\u0000') as [string, string];
-      entries.push({ channel, room, members: [...members.keys()] });
+      entries.push({ channel, room, members: [...members.keys()].sort() });
     }
     return entries.sort(byChannelAndRoom);
   }
 
-  /** Every room with members, here and through the network, with all of them. */
-  async everywhere(): Promise<RoomEntry[]> {
+  /** Every room with members, here and through the network, with all of them (sorted). */
+  async everywhere(): Promise<RoomList> {
     const here = this.localRooms();
-    if (!this.network) return here;
+    if (!this.network) return { rooms: here };
     const all = new Map(here.map((entry) => [roomKey(entry.channel, entry.room), entry]));
-    for (const entry of await this.network.rooms()) {
+    const { rooms, missing } = await this.network.rooms();
+    for (const entry of rooms) {
       const key = roomKey(entry.channel, entry.room);
       const known = all.get(key);
       if (known) known.members = [...new Set([...known.members, ...entry.members])];
       else all.set(key, { ...entry, members: [...entry.members] });
     }
-    return [...all.values()].sort(byChannelAndRoom);
+    for (const entry of all.values()) entry.members.sort();
+    return { rooms: [...all.values()].sort(byChannelAndRoom), ...(missing ? { missing } : {}) };
   }
 }
 

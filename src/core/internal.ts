@@ -24,6 +24,7 @@ export {
   type RoomEvent,
   type RoomMember,
   type RoomEntry,
+  type RoomList,
   type RoomNetwork,
 } from './channel-rooms.js';
 export { toJsonSchema, type JsonSchema } from './json-schema.js';

@@ -9,7 +9,7 @@ import {
   type Logger,
   type Mode,
   type RealtimeBridge,
-  type RoomEntry,
+  type RoomList,
   type Storage,
 } from '../core/internal.js';
 import { ConnectionLimiter } from './limits.js';
@@ -60,8 +60,8 @@ export interface NodeRealtime {
    * back and resume): retention keeps what comes after. Undefined when none.
    */
   held(withinMs: number): number | undefined;
-  /** The rooms with members, on every worker and instance, with who is in each. */
-  rooms(): Promise<RoomEntry[]>;
+  /** The rooms with members, on every worker and instance, with who is in each (and why some may be missing). */
+  rooms(): Promise<RoomList>;
   close(): Promise<void>;
 }
 
@@ -216,7 +216,7 @@ export async function createNodeRealtime(
     // Not loaded yet: nobody ever subscribed here.
     held: (withinMs) => loaded?.socketIo.held(withinMs),
     // Not loaded yet: nobody ever joined a room here (and with an adapter it loads at the start).
-    rooms: async () => (loaded ? loaded.rooms.everywhere() : []),
+    rooms: async () => (loaded ? loaded.rooms.everywhere() : { rooms: [] }),
     bridge: {
       async transport(_request, platform) {
         const { incoming, outgoing } = platform as { incoming: IncomingMessage; outgoing: ServerResponse };

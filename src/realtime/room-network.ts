@@ -21,6 +21,12 @@ const asks = {
   rooms: { ask: 'berth:room-list', answer: 'berth:room-list-answer' },
 } as const;
 
+/** What the other nodes answered in time, and why some are missing when they are. */
+interface Gathered<T> {
+  answers: T[];
+  missing?: string;
+}
+
 function toWire(channel: string, event: RoomEvent, except: string | undefined): WireEvent {
   const wire: WireEvent =
     event.type === 'message'
@@ -76,57 +82,74 @@ export function connectRoomNetwork(
   answerWith('present', (asked) => rooms.local(asked.channel, asked.room));
   answerWith('rooms', () => rooms.localRooms());
 
-  /** The other nodes' answers to a question (those in time); `what` names it in the log. */
-  const gather = async <T>(
+  /**
+   * The other nodes' answers to a question: those within `timeout` ms of
+   * the ask (counting the nodes is within it too), and, when some are
+   * missing, a sentence that says why, beginning with `what`.
+   */
+  const gather = <T>(
     kind: keyof typeof asks,
     what: string,
     context: { channel?: string; room?: string },
-  ): Promise<T[]> => {
-    let others: number;
-    try {
-      others = (await io.of('/').adapter.serverCount()) - 1;
-    } catch (error) {
-      logger.warn(
-        { ...context, err: error },
-        `${what} could not be asked of the other workers or instances (${(error as Error).message}): answering with this one's members`,
-      );
-      return [];
-    }
-    if (others <= 0) return [];
-    const id = randomUUID();
-    return new Promise((resolve) => {
+  ): Promise<Gathered<T>> =>
+    new Promise((resolve) => {
+      const id = randomUUID();
       const answers: T[] = [];
-      const finish = (): void => {
+      let others: number | undefined;
+      let done = false;
+      const finish = (missing?: string): void => {
+        done = true;
         clearTimeout(timer);
         waiting.delete(id);
-        resolve(answers);
+        resolve(missing === undefined ? { answers } : { answers, missing });
       };
+      const unasked = (why: string): string =>
+        `${what} could not be asked of the other workers or instances (${why}): answering with this one's members`;
       const timer = setTimeout(() => {
-        logger.warn(
-          { ...context, answered: answers.length, expected: others },
+        if (others === undefined) return finish(unasked(`they were not counted within ${timeout} ms`));
+        finish(
           `${what}: ${others - answers.length} of ${others} other workers or instances did not answer within ${timeout} ms; answering without their members`,
         );
-        finish();
       }, timeout);
-      waiting.set(id, (given) => {
-        answers.push(given as T);
-        if (answers.length >= others) finish();
-      });
-      io.serverSideEmit(asks[kind].ask, { id, from: node, ...context });
+      io.of('/')
+        .adapter.serverCount()
+        .then(
+          (count) => {
+            if (done) return;
+            others = count - 1;
+            if (others <= 0) return finish();
+            waiting.set(id, (given) => {
+              answers.push(given as T);
+              if (answers.length >= others!) finish();
+            });
+            io.serverSideEmit(asks[kind].ask, { id, from: node, ...context });
+          },
+          (error: Error) => {
+            if (!done) finish(unasked(error.message));
+          },
+        );
     });
-  };
+
+  /** The last list of rooms asked for: callers within a second share it (the admin's pages poll it). */
+  let listed: { at: number; list: Promise<Gathered<RoomEntry[]>> } | undefined;
 
   const network: RoomNetwork = {
     send(channel, event, except) {
       io.serverSideEmit(roomEvent, toWire(channel, event, except));
     },
     async present(channel, room) {
-      const answers = await gather<string[]>('present', `who is in room ${room}`, { channel, room });
+      const { answers, missing } = await gather<string[]>('present', `who is in room ${room}`, {
+        channel,
+        room,
+      });
+      if (missing) logger.warn({ channel, room }, missing);
       return answers.flat();
     },
     async rooms() {
-      const answers = await gather<RoomEntry[]>('rooms', 'which rooms have members', {});
-      return answers.flat();
+      if (!listed || Date.now() - listed.at >= timeout)
+        listed = { at: Date.now(), list: gather<RoomEntry[]>('rooms', 'which rooms have members', {}) };
+      const { answers, missing } = await listed.list;
+      return { rooms: answers.flat(), ...(missing ? { missing } : {}) };
     },
   };
   rooms.network = network;

@@ -107,4 +107,30 @@ describe('admin UI: overview, API reference, realtime, service', () => {
     await page.getByRole('link', { name: 'Data' }).click(); // the rest still works
     await page.getByRole('heading', { name: 'Data' }).waitFor();
   });
+
+  it('the realtime page names ten members of a room and counts the rest, and says when a worker did not answer', async () => {
+    const { page } = await openAdmin(await browser());
+    const members = Array.from({ length: 12 }, (_, i) => `client-${String(i).padStart(2, '0')}`);
+    const missing =
+      'which rooms have members: 1 of 2 other workers or instances did not answer within 1000 ms; answering without their members';
+    await page.route('**/admin/realtime', (route) =>
+      route.fulfill({
+        contentType: 'application/json',
+        body: JSON.stringify({
+          available: true,
+          clients: [],
+          recent: [],
+          subscribers: [],
+          rooms: [{ channel: 'chat', room: 'lobby', members }],
+          roomsMissing: missing,
+        }),
+      }),
+    );
+    await logInAndWait(page);
+    await page.getByRole('link', { name: 'Realtime' }).click();
+    await page.getByRole('heading', { name: 'Rooms (1)' }).waitFor();
+    await page.getByText(missing).waitFor();
+    const row = await page.locator('table.rooms tbody tr').textContent();
+    expect(row).toBe(`chatlobby12${members.slice(0, 10).join(' ')} and 2 more`);
+  });
 });

@@ -246,7 +246,7 @@ export function createAdminModule(
         auth: 'admin',
         summary: 'Realtime clients, rooms and recent messages',
         description:
-          'The connected clients and the last 50 messages of the process that answers (one worker’s with `--workers`); the rooms with members on every worker and instance, with who is in each (a node that does not answer within 1 s is left out, and the log says so).',
+          'The connected clients and the last 50 messages of the process that answers (one worker’s with `--workers`); the rooms with members on every worker and instance, with who is in each (a node that does not answer within 1 s is left out, and `roomsMissing` says so).',
         response: Report,
         handler: async ({ services }) =>
           (await services.adminReports?.realtime?.()) ?? {

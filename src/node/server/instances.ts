@@ -58,11 +58,15 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     service: serviceReport(runtime),
     ...(realtime
       ? {
-          realtime: async () => ({
-            ...realtime.monitor.report(),
-            rooms: await realtime.rooms(),
-            redis: realtime.redis?.() ?? 'not configured',
-          }),
+          realtime: async () => {
+            const { rooms, missing } = await realtime.rooms();
+            return {
+              ...realtime.monitor.report(),
+              rooms,
+              ...(missing ? { roomsMissing: missing } : {}),
+              redis: realtime.redis?.() ?? 'not configured',
+            };
+          },
         }
       : {}),
     ...(metrics ? { load: () => metrics.load() } : {}),

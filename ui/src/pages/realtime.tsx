@@ -6,6 +6,8 @@ interface Monitor {
   clients: Array<{ id: string; transport: string; address: string; connectedAt: string }>;
   /** Rooms with members on any worker or instance (absent from an older server's report). */
   rooms?: Array<{ channel: string; room: string; members: string[] }>;
+  /** Why some workers' or instances' members may be missing from `rooms`. */
+  roomsMissing?: string;
   recent: Array<{ at: string; clientId: string; channel: string; direction: 'in' | 'out'; data: string }>;
 }
 
@@ -61,6 +63,7 @@ export function RealtimePage() {
       {report.rooms && (
         <>
           <h3>Rooms ({report.rooms.length})</h3>
+          {report.roomsMissing && <p class="hint">{report.roomsMissing}</p>}
           {report.rooms.length === 0 ? (
             <p class="empty">No room has a member.</p>
           ) : (
