@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type ClientRecord, type SubscriptionEvent } from '../src/client/index.js';
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule } from '../src/modules/users/index.js';
+import type { Storage } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
 import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
 
@@ -23,6 +24,16 @@ const createBook = async (url: string, title: string): Promise<{ id: string }> =
 
 const connectedOnce = (socket: Socket) =>
   new Promise<void>((done) => (socket.connected ? done() : socket.once('connect', () => done())));
+
+/** The client goes away while a book is written, and the log is trimmed to its head before it comes back: that head. */
+async function awayPastTheLog(server: { url: string; storage: Storage }, socket: Socket): Promise<number> {
+  socket.disconnect();
+  await createBook(server.url, 'missed');
+  const { head } = await server.storage.changes!.bounds();
+  await server.storage.changes!.trim(head);
+  socket.connect();
+  return head;
+}
 
 /** Every event a listener gets, in order: `created title`, `resync`. */
 function recorder() {
@@ -127,11 +138,7 @@ describe('berth/client over socket.io', () => {
     await createBook(server.url, 'before');
     await expect.poll(() => seen).toEqual(['created before']);
 
-    socket.disconnect(); // away: its writes are trimmed from the log before it comes back
-    await createBook(server.url, 'missed');
-    const { head } = await server.storage.changes!.bounds();
-    await server.storage.changes!.trim(head);
-    socket.connect();
+    const head = await awayPastTheLog(server, socket); // away: its writes are trimmed from the log before it comes back
     await expect.poll(() => resyncs.length).toBe(1);
     expect(resyncs[0]!.seq).toBe(head);
     expect(resyncs[0]!.reason).toMatch(/no longer kept .* read books again/);
@@ -177,6 +184,106 @@ describe('berth/client over socket.io', () => {
         expect.stringMatching(/^users: subscribing to users needs a signed-in caller/),
       ]),
     );
+    client.close();
+    socket.disconnect();
+  });
+
+  it('a subscription or live query stopped before the server answered its subscribe leaves nothing subscribed', async () => {
+    const server = await startRealtimeServer();
+    for (const auth of [undefined, { token: adminToken }]) {
+      const socket = reconnectingSocket(server.url, auth);
+      await connectedOnce(socket);
+      const client = createClient({ socket });
+      const events: string[] = [];
+      socket.onAny((event: string) => void events.push(event));
+      // Stopped in the same task as asked, as a component mounted and unmounted at once does; 21 live queries,
+      // one more than a client may hold at once.
+      client.subscribe('books', () => {})();
+      for (let limit = 1; limit <= 21; limit++) client.live('books', `limit=${limit}`).close();
+      await new Promise((done) => setTimeout(done, 300));
+      await createBook(server.url, 'nobody asked');
+      await new Promise((done) => setTimeout(done, 300));
+      expect(events).toEqual([]);
+      expect(server.realtime.monitor.report().subscribers).toEqual([
+        expect.objectContaining({ client: socket.id, topics: [] }),
+      ]);
+      // Its slots are free again: a new live query is answered.
+      const open = client.live('books', 'limit=2');
+      await open.ready;
+      client.close();
+      socket.disconnect();
+    }
+  });
+
+  it('a resume the server cannot answer now (503) keeps its place and is asked again: nothing is lost', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const { seen, listener } = recorder();
+    const problems: Array<{ code: number | undefined; reason: string }> = [];
+    client.subscribe('books', listener);
+    client.subscribe('books', { error: ({ code, reason }) => void problems.push({ code, reason }) });
+    await connectedOnce(socket);
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
+    await createBook(server.url, 'one');
+    await expect.poll(() => seen).toEqual(['created one']);
+    // The database cannot be read once, as the client resumes.
+    const changes = server.storage.changes!;
+    const bounds = changes.bounds.bind(changes);
+    let failures = 1;
+    changes.bounds = ((collection?: string) =>
+      failures-- > 0
+        ? Promise.reject(new Error('the database went away'))
+        : bounds(collection)) as typeof bounds;
+    socket.disconnect();
+    await createBook(server.url, 'while away');
+    socket.connect();
+    await expect
+      .poll(() => problems)
+      .toEqual([{ code: 503, reason: 'the subscribe failed on the server: try again shortly' }]);
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual(['created one', 'created while away']);
+    await createBook(server.url, 'after');
+    await expect.poll(() => seen).toEqual(['created one', 'created while away', 'created after']);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('a resync reaches the error handler of a subscriber without a resync handler: never a silent gap', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const heard: string[] = [];
+    client.subscribe('books', {
+      created: (book) => void heard.push(`created ${String(book.title)}`),
+      error: ({ reason }) => void heard.push(reason),
+    });
+    await connectedOnce(socket);
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
+    await createBook(server.url, 'before');
+    await expect.poll(() => heard).toEqual(['created before']);
+    await awayPastTheLog(server, socket);
+    await expect
+      .poll(() => heard)
+      .toEqual(['created before', expect.stringMatching(/^changes were lost: .*no longer kept/)]);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('closing a handle of a live query that ended leaves a newer one of the same query running', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const held = Array.from({ length: 20 }, (_, i) => client.live('books', `limit=${i + 1}`));
+    await Promise.all(held.map((open) => open.ready));
+    const refused = client.live('books', 'limit=21', { error: () => {} });
+    await expect(refused.ready).rejects.toThrow(/at most 20 live queries/);
+    held.pop()!.close();
+    // The app asks again, then drops the refused handle.
+    const again = client.live('books', 'limit=21');
+    await again.ready;
+    refused.close();
+    await createBook(server.url, 'new');
+    await expect.poll(() => again.items.map((book) => book.title)).toContain('new');
     client.close();
     socket.disconnect();
   });

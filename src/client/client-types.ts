@@ -50,7 +50,12 @@ export interface ClientProblem {
   topic: string;
   /** A live query's query string. */
   query?: string;
-  /** The server's code (`berth:error`: 401, 403, 503, 1008…) when it gave one. */
+  /**
+   * The server's code (`berth:error`: 401, 403, 503, 1008…) when it gave
+   * one. 503 is passing: the subscription stays, and the client subscribes
+   * again by itself (after 1 s, then longer, up to 30 s), from where it
+   * stood; without an `error` handler it is not thrown.
+   */
   code?: number;
   reason: string;
   /** What a handler threw, when the problem is one. */
@@ -67,7 +72,11 @@ export interface SubscriptionHandlers<R> {
   updated?(record: R, meta: { seq: number | undefined }): void | Promise<void>;
   /** The record as it was. */
   deleted?(record: R, meta: { seq: number | undefined }): void | Promise<void>;
-  /** The changes since the last one are no longer kept: read the collection again (`records` with `fetch`). */
+  /**
+   * The changes since the last one are no longer kept: read the collection
+   * again (`records` with `fetch`). Without this handler, `error` hears
+   * that changes were lost (and without that, it is thrown).
+   */
   resync?(resync: Resync<R>): void | Promise<void>;
   /** The server refused or ended the subscription, or a handler threw (without this, that error is thrown). */
   error?(problem: ClientProblem): void;

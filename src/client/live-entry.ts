@@ -66,7 +66,8 @@ export function createLiveEntry<R extends { id: string }>(
     },
     /** The server refused or ended the query, or it cannot be read. */
     problem(problem: ClientProblem): void {
-      if (!taken) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
+      // A passing one (503) is no refusal: the client asks again, and `ready` waits for the answer.
+      if (!taken && problem.code !== 503) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
       for (const handle of [...handles]) handle.problem(problem);
     },
     /** A new handle on the result. */

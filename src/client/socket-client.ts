@@ -67,6 +67,7 @@ export function socketClient(options: {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
       answered(ack: SubscribeAck) {
+        if (!ack.ok && ack.code === 503) return feed.problem({ topic, code: 503, reason: refusalOf(ack) });
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
         if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
         else feed.startAt(ack.seq);
@@ -101,7 +102,8 @@ export function socketClient(options: {
 
   const openLive = (topic: string, query: string, sort: string | undefined): Live => {
     const key = liveKey(topic, query);
-    const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => live.get(key)?.end());
+    // Its own subscription ends with its last handle, never a newer one of the same query.
+    const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => subscription.end());
     /** The server's stamp of the caller its result was read for. */
     let readFor: string | undefined;
     const standing = keepSubscribed(link, {
@@ -113,6 +115,8 @@ export function socketClient(options: {
           : { topic, query, since: entry.seq, caller: readFor },
       unsubscribe: { topic, query },
       answered(ack: SubscribeAck) {
+        if (!ack.ok && ack.code === 503)
+          return entry.problem({ topic, query, code: 503, reason: refusalOf(ack) });
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
         readFor = typeof ack.caller === 'string' ? ack.caller : undefined;
         if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);

@@ -3,6 +3,8 @@ import type { ClientSocket } from './client-types.js';
 /** A subscribe's answer, as the server gives it (see docs/realtime.md). */
 export interface SubscribeAck {
   ok: boolean;
+  /** 503 with a refusal: the server cannot now (its database, a token it cannot check); asked again later. */
+  code?: number;
   seq?: number;
   resync?: boolean;
   reason?: string;
@@ -22,6 +24,10 @@ export const refusalOf = (ack: SubscribeAck): string =>
   (Array.isArray(ack.errors)
     ? ack.errors.map(({ path, message }) => ` (${String(path)}: ${String(message)})`).join('')
     : '');
+
+/** After a passing refusal (503), the first wait before asking again, and the longest. */
+const retryFirst = 1000;
+const retryLongest = 30_000;
 
 /** The socket as the client's subscriptions use it: acks that time out, listeners removed by what adds them. */
 export function socketLink(socket: ClientSocket, ackTimeout: number) {
@@ -69,8 +75,13 @@ export function keepSubscribed(
   let waiting = true;
   let held: Array<() => void> = [];
   let stopped = false;
+  /** Asking again after a passing refusal: the timer, and the wait after the next one. */
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let retryWait = retryFirst;
 
   const send = async (): Promise<void> => {
+    clearTimeout(retry);
+    retry = undefined;
     if (stopped || !link.connected) return;
     const mine = ++generation;
     waiting = true;
@@ -84,6 +95,14 @@ export function keepSubscribed(
       return;
     }
     if (mine !== generation || stopped) return;
+    if (!ack.ok && ack.code === 503) {
+      // The server cannot now: the subscription stays, with where it stood, and is asked again later.
+      retry = setTimeout(() => void send(), retryWait);
+      retryWait = Math.min(retryWait * 2, retryLongest);
+      options.answered(ack);
+      return;
+    }
+    retryWait = retryFirst;
     waiting = false;
     options.answered(ack);
     const release = held;
@@ -106,6 +125,7 @@ export function keepSubscribed(
       if (stopped) return;
       stopped = true;
       held = [];
+      clearTimeout(retry);
       offConnect();
       link.tell('unsubscribe', options.unsubscribe);
     },

@@ -12,8 +12,13 @@ export interface Subscriber<R> {
   problem(problem: ClientProblem): void;
 }
 
-/** Throws where nothing catches it: a problem nobody handles is not swallowed. */
+/**
+ * Throws where nothing catches it: a problem nobody handles is not
+ * swallowed. But for a passing one (code 503: the client subscribes again
+ * by itself, and loses nothing).
+ */
 export function throwLater(problem: ClientProblem): void {
+  if (problem.code === 503) return;
   queueMicrotask(() => {
     throw problem.error ?? new Error(`${problem.topic}: ${problem.reason}`);
   });
@@ -21,12 +26,18 @@ export function throwLater(problem: ClientProblem): void {
 
 export function subscriberOf<R>(handlers: SubscriptionHandlers<R> | SubscriptionListener<R>): Subscriber<R> {
   if (typeof handlers === 'function') return { deliver: handlers, problem: throwLater };
+  const problem = (found: ClientProblem): void =>
+    handlers.error ? handlers.error(found) : throwLater(found);
   return {
     deliver(event) {
-      if (event.action === 'resync') return handlers.resync?.(event);
+      if (event.action === 'resync') {
+        if (handlers.resync) return handlers.resync(event);
+        // Changes were lost: a subscriber without a resync handler is told so, never left with a silent gap.
+        return problem({ topic: event.topic, reason: `changes were lost: ${event.reason}` });
+      }
       return handlers[event.action]?.(event.record, { seq: event.seq });
     },
-    problem: (problem) => (handlers.error ? handlers.error(problem) : throwLater(problem)),
+    problem,
   };
 }
 

@@ -99,6 +99,13 @@ const callerStamp = (caller: Caller | undefined): string =>
     .digest('base64url')
     .slice(0, 16);
 
+/** What a subscribe or unsubscribe names: its topic, or a live query's topic and query (`topic?query`). */
+function requestName(given: unknown): string {
+  if (typeof given === 'string') return given;
+  const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
+  return `${String(topic)}${typeof query === 'string' ? `?${query}` : ''}`;
+}
+
 export interface TopicRequestOptions {
   topics: ReadonlyMap<string, Topic>;
   /** Who a subscriber is now, as the app's authenticators say (asked at each subscribe). */
@@ -141,7 +148,11 @@ export function createTopicRequests(options: TopicRequestOptions) {
         { socket: subscriber.id, err: error },
         `realtime: a subscriber's token could not be checked: ${(error as Error).message}`,
       );
-      return answer({ ok: false, error: 'the token cannot be checked right now: try again shortly' });
+      return answer({
+        ok: false,
+        code: 503,
+        error: 'the token cannot be checked right now: try again shortly',
+      });
     }
     // It may have left while its token was checked.
     if (!subscriber.connected) return;
@@ -223,6 +234,28 @@ export function createTopicRequests(options: TopicRequestOptions) {
     answer({ ok: true, topic, seq: Math.max(seq, since ?? 0) });
   };
 
+  /**
+   * Each subscriber's requests still under way, by what they name (a topic,
+   * or a live query's topic and query): a request waits for the one before
+   * it of the same name, so an unsubscribe sent before a subscribe's answer
+   * ends that subscription rather than coming first and ending nothing.
+   */
+  const underWay = new WeakMap<Subscriber, Map<string, Promise<void>>>();
+  const inTurn = (subscriber: Subscriber, name: string, work: () => Promise<void> | void): Promise<void> => {
+    let names = underWay.get(subscriber);
+    const before = names?.get(name);
+    // Nothing before it: at once (an unsubscribe within this call).
+    const turn = before ? before.then(work) : Promise.resolve(work());
+    if (!names) underWay.set(subscriber, (names = new Map()));
+    names.set(name, turn);
+    void turn.then(() => {
+      if (names.get(name) !== turn) return;
+      names.delete(name);
+      if (names.size === 0) underWay.delete(subscriber);
+    });
+    return turn;
+  };
+
   return {
     /** Who a subscriber is now (undefined without a token, null when none accepts it). */
     callerOf: options.callerOf,
@@ -230,23 +263,28 @@ export function createTopicRequests(options: TopicRequestOptions) {
      * A subscribe: `answer` is the ack (a refusal says why, the connection
      * stays); a live query's first events go out only after it.
      */
-    async subscribe(subscriber: Subscriber, given: unknown, answer: (value: object) => void): Promise<void> {
-      try {
-        await subscribe(subscriber, given, answer);
-      } catch (error) {
-        // The database could not be read (a replay's start, a live query's result): this subscribe fails.
-        options.logger.error(
-          { socket: subscriber.id, err: error },
-          `realtime: a subscribe failed: ${(error as Error).message}`,
-        );
-        answer({ ok: false, error: 'the subscribe failed on the server: try again shortly' });
-      }
+    subscribe(subscriber: Subscriber, given: unknown, answer: (value: object) => void): Promise<void> {
+      return inTurn(subscriber, requestName(given), async () => {
+        try {
+          await subscribe(subscriber, given, answer);
+        } catch (error) {
+          // The database could not be read (a replay's start, a live query's result): this subscribe fails.
+          options.logger.error(
+            { socket: subscriber.id, err: error },
+            `realtime: a subscribe failed: ${(error as Error).message}`,
+          );
+          answer({ ok: false, code: 503, error: 'the subscribe failed on the server: try again shortly' });
+        }
+      });
     },
-    /** `unsubscribe`: a topic's name, or `{ topic, query }` for a live query. */
+    /** `unsubscribe`: a topic's name, or `{ topic, query }` for a live query (after that one's subscribes under way). */
     unsubscribe(subscriber: Subscriber, given: unknown): void {
-      if (typeof given === 'string') subscriptions.unsubscribe(subscriber, given);
-      const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
-      if (typeof topic === 'string' && typeof query === 'string') live?.unsubscribe(subscriber, topic, query);
+      void inTurn(subscriber, requestName(given), () => {
+        if (typeof given === 'string') subscriptions.unsubscribe(subscriber, given);
+        const { topic, query } = (given ?? {}) as { topic?: unknown; query?: unknown };
+        if (typeof topic === 'string' && typeof query === 'string')
+          live?.unsubscribe(subscriber, topic, query);
+      });
     },
     /** A subscriber that left. */
     drop(subscriber: Subscriber): void {
