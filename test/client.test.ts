@@ -207,6 +207,10 @@ describe('berth/client over socket.io', () => {
       expect(server.realtime.monitor.report().subscribers).toEqual([
         expect.objectContaining({ client: socket.id, topics: [] }),
       ]);
+      // Closed before its first result: its `ready` says so rather than waiting for ever.
+      const early = client.live('books', 'limit=3');
+      early.close();
+      await expect(early.ready).rejects.toThrow(/closed before its first result/);
       // Its slots are free again: a new live query is answered.
       const open = client.live('books', 'limit=2');
       await open.ready;

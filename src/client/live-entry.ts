@@ -103,7 +103,10 @@ export function createLiveEntry<R extends { id: string }>(
         close() {
           if (!handles.delete(handle)) return;
           listeners.clear();
-          if (handles.size === 0) ended();
+          if (handles.size > 0) return;
+          // Closed before its first result: whoever awaits `ready` hears so rather than waiting for ever.
+          if (!taken) settle.reject(new Error(`${topic}?${query}: closed before its first result`));
+          ended();
         },
       };
     },
