@@ -72,7 +72,8 @@ export function webSocketSocket(
     socket = current;
     current.onopen = () => {
       const ready = (): void => {
-        if (socket !== current) return;
+        // Closed (or opened again) while its token was checked: it says nothing more.
+        if (ended || socket !== current) return;
         retry = retryFirst;
         connected = true;
         fire('connect', []);
