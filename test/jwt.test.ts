@@ -199,6 +199,7 @@ describe('a JWT authenticator beside Berth’s accounts', () => {
     await new Promise<void>((done) => socket.once('connect', () => done()));
     expect(await socket.emitWithAck('subscribe', 'books')).toEqual({
       ok: false,
+      code: 503,
       error: 'the token cannot be checked right now: try again shortly',
     });
     socket.disconnect();
