@@ -1,6 +1,6 @@
 import type { ClientProblem, LiveOptions, LiveQuery } from './client-types.js';
 import { createLiveResult, type LiveAction } from './live-result.js';
-import { throwLater } from './topic-feed.js';
+import { passing, throwLater } from './topic-feed.js';
 
 /** One handle given by `client.live`: its own listeners and error handler, over a result it may share. */
 interface Handle {
@@ -66,8 +66,8 @@ export function createLiveEntry<R extends { id: string }>(
     },
     /** The server refused or ended the query, or it cannot be read. */
     problem(problem: ClientProblem): void {
-      // A passing one (503) is no refusal: the client asks again, and `ready` waits for the answer.
-      if (!taken && problem.code !== 503) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
+      // A passing one is no refusal: the client asks again, and `ready` waits for the answer.
+      if (!taken && !passing(problem)) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
       for (const handle of [...handles]) handle.problem(problem);
     },
     /** A new handle on the result. */

@@ -66,8 +66,8 @@ export function socketClient(options: {
     const standing = keepSubscribed(link, {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
+      unavailable: (reason) => feed.problem({ topic, code: 503, reason }),
       answered(ack: SubscribeAck) {
-        if (!ack.ok && ack.code === 503) return feed.problem({ topic, code: 503, reason: refusalOf(ack) });
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
         if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
         else feed.startAt(ack.seq);
@@ -114,9 +114,8 @@ export function socketClient(options: {
           ? { topic, query }
           : { topic, query, since: entry.seq, caller: readFor },
       unsubscribe: { topic, query },
+      unavailable: (reason) => entry.problem({ topic, query, code: 503, reason }),
       answered(ack: SubscribeAck) {
-        if (!ack.ok && ack.code === 503)
-          return entry.problem({ topic, query, code: 503, reason: refusalOf(ack) });
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
         readFor = typeof ack.caller === 'string' ? ack.caller : undefined;
         if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);

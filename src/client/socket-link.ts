@@ -1,4 +1,5 @@
 import type { ClientSocket } from './client-types.js';
+import { passing } from './topic-feed.js';
 
 /** A subscribe's answer, as the server gives it (see docs/realtime.md). */
 export interface SubscribeAck {
@@ -67,8 +68,10 @@ export function keepSubscribed(
     request: () => unknown;
     /** Sent as `unsubscribe` when it stops. */
     unsubscribe: unknown;
-    /** The server's answer to the latest subscribe. */
+    /** The server's answer to the latest subscribe, but for a passing refusal. */
     answered: (ack: SubscribeAck) => void;
+    /** A passing refusal (the server cannot now), in its words: the subscribe is asked again later. */
+    unavailable: (reason: string) => void;
   },
 ) {
   let generation = 0;
@@ -95,11 +98,11 @@ export function keepSubscribed(
       return;
     }
     if (mine !== generation || stopped) return;
-    if (!ack.ok && ack.code === 503) {
+    if (!ack.ok && passing(ack)) {
       // The server cannot now: the subscription stays, with where it stood, and is asked again later.
       retry = setTimeout(() => void send(), retryWait);
       retryWait = Math.min(retryWait * 2, retryLongest);
-      options.answered(ack);
+      options.unavailable(refusalOf(ack));
       return;
     }
     retryWait = retryFirst;

@@ -12,13 +12,12 @@ export interface Subscriber<R> {
   problem(problem: ClientProblem): void;
 }
 
-/**
- * Throws where nothing catches it: a problem nobody handles is not
- * swallowed. But for a passing one (code 503: the client subscribes again
- * by itself, and loses nothing).
- */
+/** A passing problem (code 503): the server cannot now; the client subscribes again by itself, and loses nothing. */
+export const passing = (problem: { code?: number | undefined }): boolean => problem.code === 503;
+
+/** Throws where nothing catches it: a problem nobody handles is not swallowed (but for a passing one). */
 export function throwLater(problem: ClientProblem): void {
-  if (problem.code === 503) return;
+  if (passing(problem)) return;
   queueMicrotask(() => {
     throw problem.error ?? new Error(`${problem.topic}: ${problem.reason}`);
   });

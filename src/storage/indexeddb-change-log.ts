@@ -49,12 +49,15 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
   const floors = () => database().table<FloorRow, number | string>('berth_change_floor');
   const floorOf = async (id: number | string = floorRows.log): Promise<number | undefined> =>
     (await floors().get(id))?.floor;
-  const marksOf = async (collection?: string): Promise<FloorMarks> => ({
-    floor: (await floorOf()) ?? 0,
-    collectionsFrom: await floorOf(floorRows.collectionsFrom),
-    keptAt: await floorOf(floorRows.keptAt),
-    own: collection === undefined ? undefined : await floorOf(floorId(collection)),
-  });
+  const marksOf = async (collection?: string): Promise<FloorMarks> => {
+    const [floor, collectionsFrom, keptAt, own] = await Promise.all([
+      floorOf(),
+      floorOf(floorRows.collectionsFrom),
+      floorOf(floorRows.keptAt),
+      collection === undefined ? undefined : floorOf(floorId(collection)),
+    ]);
+    return { floor: floor ?? 0, collectionsFrom, keptAt, own };
+  };
   const headOf = async (): Promise<number> =>
     Math.max((await changes().orderBy('seq').last())?.seq ?? 0, (await floorOf()) ?? 0);
   /**
