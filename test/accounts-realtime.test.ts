@@ -1,7 +1,9 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import { describe, expect, inject, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient } from '../src/client/index.js';
 import { defineCollection, defineModule, field } from '../src/internal.js';
 import { adminToken, call, signUp, startAccountsServer } from './helpers/accounts.js';
 import { tempDir } from './helpers/processes.js';
@@ -139,6 +141,103 @@ describe('realtime follows the read rules', () => {
     await settle();
     expect(seen).toEqual(['notes:created before']);
     again.disconnect();
+  });
+});
+
+describe('berth/client over the events WebSocket with a token function', () => {
+  it('after its token is revoked, it sends it no more, and connects again with the next token it is given: nothing is lost', async () => {
+    const { url } = await startAccountsServer();
+    const ada = await signUp(url, 'ada@example.org');
+    let current = ada.token;
+    const opened: WebSocket[] = [];
+    const sent: string[] = [];
+    class Tracked extends WebSocket {
+      constructor(address: string) {
+        super(address);
+        opened.push(this);
+        const send = this.send.bind(this);
+        this.send = ((data: string) => {
+          sent.push(data);
+          send(data);
+        }) as typeof this.send;
+      }
+    }
+    const client = createClient({
+      url: `${url.replace('http', 'ws')}/socket.io/events`,
+      token: async () => current,
+      WebSocket: Tracked,
+    });
+    const titles: string[] = [];
+    const problems: Array<number | undefined> = [];
+    client.subscribe('notes', {
+      created: (note) => void titles.push(String(note.title)),
+      error: ({ code }) => void problems.push(code),
+      resync: () => void problems.push(-1),
+    });
+    const write = (token: string, title: string) => call(url, 'POST', '/notes', { token, json: { title } });
+    await expect.poll(() => sent.some((frame) => frame.includes('"subscribe"'))).toBe(true);
+    await settle();
+    expect((await write(ada.token, 'one')).status).toBe(201);
+    await expect.poll(() => titles).toEqual(['one']);
+
+    // Another session of hers goes on; this one is revoked: the client hears why and stays away.
+    const other = await call<{ token: string }>(url, 'POST', '/auth/login', {
+      json: { email: ada.email, password: ada.password },
+    });
+    expect((await call(url, 'POST', '/auth/logout', { token: ada.token })).status).toBe(204);
+    await write(other.body.token, 'two'); // its event is sent to no connection of this client
+    await expect.poll(() => problems).toEqual([401]);
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(opened).toHaveLength(1);
+    expect(sent.filter((frame) => frame.includes(ada.token))).toHaveLength(1);
+
+    // Given the new token, it connects with it and resumes where it stood.
+    current = other.body.token;
+    await expect.poll(() => opened.length, { timeout: 5_000 }).toBe(2);
+    await expect.poll(() => titles).toEqual(['one', 'two']);
+    await write(other.body.token, 'three');
+    await expect.poll(() => titles).toEqual(['one', 'two', 'three']);
+    expect(problems).toEqual([401]);
+    client.close();
+  });
+  it('over socket.io, a socket disconnected for a revoked token and connected again with the next one resumes: nothing is lost', async () => {
+    const { url } = await startAccountsServer();
+    const ada = await signUp(url, 'ada@example.org');
+    let current = ada.token;
+    const socket = connect(url, {
+      forceNew: true,
+      transports: ['websocket'],
+      auth: (send) => send({ token: current }),
+    });
+    const client = createClient({ socket });
+    const titles: string[] = [];
+    const problems: Array<number | undefined> = [];
+    const subscribed = new Promise<void>((done) => socket.once('connect', () => done()));
+    client.subscribe('notes', {
+      created: (note) => void titles.push(String(note.title)),
+      error: ({ code }) => void problems.push(code),
+      resync: () => void problems.push(-1),
+    });
+    await subscribed;
+    await settle();
+    const write = (token: string, title: string) => call(url, 'POST', '/notes', { token, json: { title } });
+    await write(ada.token, 'one');
+    await expect.poll(() => titles).toEqual(['one']);
+    const other = await call<{ token: string }>(url, 'POST', '/auth/login', {
+      json: { email: ada.email, password: ada.password },
+    });
+    expect((await call(url, 'POST', '/auth/logout', { token: ada.token })).status).toBe(204);
+    await write(other.body.token, 'two');
+    await expect.poll(() => problems).toEqual([401]);
+    await expect.poll(() => socket.connected).toBe(false);
+    current = other.body.token;
+    socket.connect();
+    await expect.poll(() => titles).toEqual(['one', 'two']);
+    await write(other.body.token, 'three');
+    await expect.poll(() => titles).toEqual(['one', 'two', 'three']);
+    expect(problems).toEqual([401]);
+    client.close();
+    socket.disconnect();
   });
 });
 

@@ -137,6 +137,13 @@ export interface WebSocketLike {
 
 export type WebSocketClass = new (url: string) => WebSocketLike;
 
+/**
+ * The token to connect with, asked each time the client connects: give the
+ * current one (after a refresh or a new login), or undefined to connect as
+ * nobody. A promise is awaited.
+ */
+export type TokenSource = () => string | undefined | Promise<string | undefined>;
+
 /** A `fetch` of a path on the server (its origin and credentials are the caller's), answering like `fetch`. */
 export type FetchPath = (path: string) => Promise<{
   ok: boolean;
@@ -174,8 +181,12 @@ export type ClientOptions =
        * the client opens it, opens it again after a drop, and closes it.
        */
       url: string;
-      /** A token to subscribe as (sent as the connection's first message, each time it opens). */
-      token?: string;
+      /**
+       * A token to subscribe as (sent as the connection's first message, each time it opens), or a function
+       * that gives the current one each time: with a function, the client connects again once it gives a
+       * token other than one the server refused.
+       */
+      token?: string | TokenSource;
       /** The WebSocket class where the runtime has none (Node.js 20: the `ws` package's). */
       WebSocket?: WebSocketClass;
       /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */

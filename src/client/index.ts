@@ -21,6 +21,7 @@ export type {
   SubscriptionEvent,
   SubscriptionHandlers,
   SubscriptionListener,
+  TokenSource,
   WebSocketClass,
   WebSocketLike,
 } from './client-types.js';

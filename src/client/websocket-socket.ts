@@ -1,10 +1,12 @@
-import type { ClientSocket, WebSocketClass, WebSocketLike } from './client-types.js';
+import type { ClientSocket, TokenSource, WebSocketClass, WebSocketLike } from './client-types.js';
 
 /** How long the answer to the token may take before the connection is tried again. */
 const authTimeout = 10_000;
 /** The first wait before opening again, doubled after each failure up to the last. */
 const retryFirst = 100;
 const retryMost = 10_000;
+/** How often a token function is asked again while it gives the token the server refused. */
+const refusedRecheck = 1_000;
 
 type Listener = (...args: never[]) => void;
 
@@ -13,13 +15,15 @@ type Listener = (...args: never[]) => void;
  * a socket of the client: events are `{ event, data }` frames, acks
  * `{ id, ack }`. It opens again by itself after a drop (waiting 0.1 s, then
  * longer, up to 10 s), sends the token first, then says `connect`. It
- * stays closed after `close()`, or once the server refused its token (the
- * refusal comes as `berth:error` with code 401: the same token would be
- * refused again).
+ * stays closed after `close()`. Once the server refused its token (the
+ * refusal comes as `berth:error` with code 401), it stays closed when the
+ * token is fixed (the same token would be refused again); a token function
+ * is asked again each second (nothing is sent meanwhile), and the client
+ * connects once it gives another token.
  */
 export function webSocketSocket(
   url: string,
-  options: { token?: string; WebSocket?: WebSocketClass } = {},
+  options: { token?: string | TokenSource; WebSocket?: WebSocketClass } = {},
 ): ClientSocket & { close(): void } {
   const Class = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket ?? undefined;
   if (!Class)
@@ -32,8 +36,10 @@ export function webSocketSocket(
   let ended = false;
   let counter = 0;
   let retry = retryFirst;
-  /** The server refused the token: opening again would not help. */
+  /** The server refused the fixed token: opening again would not help. */
   let refused = false;
+  /** The token function's token the server refused last: it is not sent again. */
+  let refusedToken: string | undefined;
   let socket: WebSocketLike | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -65,9 +71,42 @@ export function webSocketSocket(
     });
   };
 
+  /** The token was refused: a fixed one for good; a function's until it gives another. */
+  const refuse = (token: string | undefined): void => {
+    if (typeof options.token === 'function') refusedToken = token;
+    else refused = true;
+  };
+  const later = (): void => {
+    timer = setTimeout(open, retry * (0.75 + Math.random() / 2));
+    retry = Math.min(retry * 2, retryMost);
+  };
+
   const open = (): void => {
     timer = undefined;
     if (ended) return;
+    const source = options.token;
+    if (typeof source !== 'function') return connect(source);
+    Promise.resolve()
+      .then(source)
+      .then(
+        (token) => {
+          if (ended) return;
+          // The token the server refused last: asked again later, never sent again.
+          if (token !== undefined && token === refusedToken) {
+            timer = setTimeout(open, refusedRecheck);
+            return;
+          }
+          connect(token);
+        },
+        (error: unknown) => {
+          if (ended) return;
+          fire('berth:error', [{ code: 503, reason: `the token function failed: ${String(error)}` }]);
+          later();
+        },
+      );
+  };
+
+  const connect = (token: string | undefined): void => {
     const current = new Class(url);
     socket = current;
     current.onopen = () => {
@@ -78,14 +117,14 @@ export function webSocketSocket(
         connected = true;
         fire('connect', []);
       };
-      if (options.token === undefined) return ready();
-      ask(current, 'auth', { token: options.token }, authTimeout).then(
+      if (token === undefined) return ready();
+      ask(current, 'auth', { token }, authTimeout).then(
         (answer) => {
           const { ok, code, error } = (answer ?? {}) as { ok?: unknown; code?: unknown; error?: unknown };
           if (ok) return ready();
           const reason = `the token was refused: ${String(error ?? JSON.stringify(answer))}`;
           // 503: it could not be checked now, and is sent again on the next connection; else it is wrong.
-          if (code !== 503) refused = true;
+          if (code !== 503) refuse(token);
           fire('berth:error', [{ code: typeof code === 'number' ? code : 401, reason }]);
           current.close(1000);
         },
@@ -107,7 +146,8 @@ export function webSocketSocket(
       } else if (typeof frame.event === 'string' && Array.isArray(frame.data)) {
         const closing =
           frame.event === 'berth:error' ? (frame.data[0] as { code?: unknown; topic?: unknown }) : undefined;
-        if (closing?.code === 401 && closing.topic === undefined) refused = true;
+        // The server ended the connection: the token no longer stands (revoked or expired).
+        if (closing?.code === 401 && closing.topic === undefined) refuse(token);
         fire(frame.event, frame.data);
       }
     };
@@ -121,8 +161,7 @@ export function webSocketSocket(
       }
       fire('disconnect', [reason || String(code)]);
       if (ended || refused) return;
-      timer = setTimeout(open, retry * (0.75 + Math.random() / 2));
-      retry = Math.min(retry * 2, retryMost);
+      later();
     };
   };
   open();
