@@ -182,6 +182,12 @@ export function createLiveQueries(options: LiveQueryOptions) {
   /** Whether it is its client's live query of that name still: not replaced (the same query again) nor dropped. */
   const isCurrent = (live: LiveQuery): boolean =>
     bySocket.get(live.socket)?.get(nameOf(live.topic, live.query)) === live;
+  /** Lets go of a client's live query by name, and of the client once it has none (the admin lists those it keeps). */
+  const forget = (socket: LiveSubscriber, name: string): void => {
+    const mine = bySocket.get(socket);
+    mine?.delete(name);
+    if (mine?.size === 0) bySocket.delete(socket);
+  };
   const seen = (live: LiveQuery, record: Record<string, unknown>) =>
     topics.get(live.topic)!.presentTo(record, live.caller);
   /** An event of the change being applied: sent with the others of that change, once it is applied. */
@@ -320,7 +326,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
           `realtime: a live query could not follow a change: ${(error as Error).message}`,
         );
         if (isCurrent(live)) {
-          bySocket.get(live.socket)!.delete(nameOf(live.topic, live.query));
+          forget(live.socket, nameOf(live.topic, live.query));
           remove(live);
         }
         live.socket.emit('berth:error', {
@@ -427,7 +433,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       } catch (error) {
         // Unless it was replaced or dropped meanwhile (and so let go of already).
         if (isCurrent(live)) {
-          mine.delete(name);
+          forget(socket, name);
           remove(live);
         }
         throw error;
@@ -452,7 +458,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       const mine = bySocket.get(socket);
       const live = mine?.get(nameOf(topic, query));
       if (!live) return;
-      mine!.delete(nameOf(topic, query));
+      forget(socket, nameOf(topic, query));
       remove(live);
     },
     drop(socket: LiveSubscriber): void {
