@@ -1,6 +1,11 @@
 import { io, type Socket } from 'socket.io-client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createClient, type ClientRecord, type SubscriptionEvent } from '../src/client/index.js';
+import {
+  createClient,
+  type ClientRecord,
+  type ClientSocket,
+  type SubscriptionEvent,
+} from '../src/client/index.js';
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule } from '../src/modules/users/index.js';
 import type { Storage } from '../src/core/internal.js';
@@ -248,6 +253,54 @@ describe('berth/client over socket.io', () => {
     await expect.poll(() => seen, { timeout: 5000 }).toEqual(['created one', 'created while away']);
     await createBook(server.url, 'after');
     await expect.poll(() => seen).toEqual(['created one', 'created while away', 'created after']);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('a first subscribe whose answer never comes is asked again from its first event: the events sent meanwhile are not lost', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnectingSocket(server.url);
+    await connectedOnce(socket);
+    // The server's answer to the first subscribe is lost on the way (the events still come); the next ones
+    // pass, and say what they asked.
+    const asked: unknown[] = [];
+    const lossy: ClientSocket = {
+      get connected() {
+        return socket.connected;
+      },
+      on: (event, listener) => socket.on(event, listener),
+      off: (event, listener) => socket.off(event, listener),
+      emit: (event, ...args) => socket.emit(event, ...args),
+      emitWithAck: (event, ...args) => socket.emitWithAck(event, ...args),
+      timeout: (milliseconds) => ({
+        emitWithAck(event, value) {
+          asked.push(value);
+          if (asked.length > 1) return socket.timeout(milliseconds).emitWithAck(event, value);
+          socket.emit(event, value, () => {});
+          return new Promise((_, failed) => setTimeout(() => failed(new Error('timed out')), milliseconds));
+        },
+      }),
+    };
+    const client = createClient({ socket: lossy, ackTimeout: 600 });
+    const { seen, listener } = recorder();
+    const seqs = new Map<string, number>();
+    socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
+      seqs.set(book.title, seq),
+    );
+    client.subscribe('books', listener);
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
+    await createBook(server.url, 'before the answer');
+    await createBook(server.url, 'also before');
+    await expect.poll(() => asked.length, { timeout: 3000 }).toBe(2);
+    // Asked again from just before the first event it held, which then comes again, with the rest.
+    expect(asked[0]).toBe('books');
+    expect(asked[1]).toEqual({ topic: 'books', since: seqs.get('before the answer')! - 1 });
+    await createBook(server.url, 'after');
+    await expect
+      .poll(() => seen)
+      .toEqual(['created before the answer', 'created also before', 'created after']);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(seen).toHaveLength(3);
     client.close();
     socket.disconnect();
   });

@@ -58,7 +58,7 @@ export function socketClient(options: {
     const feed = createTopicFeed<ClientRecord>(topic);
     const offs = changeActions.map((action) =>
       link.on(`${topic}:${action}`, (record: ClientRecord, meta: EventMeta) =>
-        standing.receive(() => feed.change(action, record, meta?.seq)),
+        standing.receive(() => feed.change(action, record, meta?.seq), meta?.seq),
       ),
     );
     const { fetch } = options;
@@ -67,6 +67,8 @@ export function socketClient(options: {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
       unavailable: (reason) => feed.problem({ topic, code: 503, reason }),
+      // A first subscribe unanswered, its events held: the next one asks from just before them.
+      unanswered: (lowestHeld) => feed.startAt(lowestHeld - 1),
       answered(ack: SubscribeAck) {
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
         if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);

@@ -72,11 +72,19 @@ export function keepSubscribed(
     answered: (ack: SubscribeAck) => void;
     /** A passing refusal (the server cannot now), in its words: the subscribe is asked again later. */
     unavailable: (reason: string) => void;
+    /**
+     * A subscribe that got no answer (in time, or before the connection dropped) while events it was sent
+     * waited for one: the lowest seq among them. The server sent every event after where it started, so
+     * the next subscribe may ask from just before it, and nothing sent meanwhile is lost.
+     */
+    unanswered?: (lowestHeld: number) => void;
   },
 ) {
   let generation = 0;
   let waiting = true;
   let held: Array<() => void> = [];
+  /** The lowest seq among the held events. */
+  let heldFrom: number | undefined;
   let stopped = false;
   /** Asking again after a passing refusal: the timer, and the wait after the next one. */
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -89,12 +97,15 @@ export function keepSubscribed(
     const mine = ++generation;
     waiting = true;
     held = [];
+    heldFrom = undefined;
     let ack: SubscribeAck;
     try {
       ack = await link.ask('subscribe', options.request());
     } catch {
+      if (mine !== generation || stopped) return;
+      if (heldFrom !== undefined) options.unanswered?.(heldFrom);
       // No answer in time, or the connection dropped: ask again while connected, else at the next connection.
-      if (mine === generation && !stopped && link.connected) void send();
+      if (link.connected) void send();
       return;
     }
     if (mine !== generation || stopped) return;
@@ -117,10 +128,11 @@ export function keepSubscribed(
   void send();
   return {
     /** Hands an event over now, or after the answer the subscription waits for. */
-    receive(handle: () => void): void {
+    receive(handle: () => void, seq?: number): void {
       if (stopped) return;
-      if (waiting) held.push(handle);
-      else handle();
+      if (!waiting) return handle();
+      held.push(handle);
+      if (seq !== undefined && (heldFrom === undefined || seq < heldFrom)) heldFrom = seq;
     },
     /** Subscribes again now (the server ended the subscription and said to). */
     again: () => void send(),
