@@ -16,6 +16,8 @@ import {
  * (id `collection:` and its name): its last change that went.
  */
 export const changeLogStores = { berth_changes: '++seq, at', berth_change_floor: 'id' } as const;
+/** The store of the changes themselves. */
+export const changeLogStore = 'berth_changes' satisfies keyof typeof changeLogStores;
 
 interface FloorRow {
   id: number | string;

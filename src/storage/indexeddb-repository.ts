@@ -1,8 +1,16 @@
 import type { Dexie } from 'dexie';
-import type { CollectionDefinition, DriverRepository, Row } from '../core/internal.js';
+import type {
+  ChangeEntry,
+  CollectionDefinition,
+  DriverRepository,
+  LoggedWrites,
+  Row,
+  WriteMeta,
+} from '../core/internal.js';
 import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
+import { changeLogStore } from './indexeddb-change-log.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -16,8 +24,12 @@ export interface Store {
   inOrder(): RowsInOrder;
   /** While the copy is loaded, an object that is another one after every change; undefined otherwise. */
   version(): object | undefined;
-  /** Writes a record (and its text index entry) or deletes one, in one IndexedDB transaction. */
-  write(change: { add?: Row; put?: Row; removed?: string }): Promise<void>;
+  /**
+   * Writes a record (and its text index entry) or deletes one, in one
+   * IndexedDB transaction; with a change, appends it to the log in the same
+   * one, and answers its seq.
+   */
+  write(change: { add?: Row; put?: Row; removed?: string }, logged?: ChangeEntry): Promise<number | undefined>;
 }
 
 /**
@@ -86,12 +98,14 @@ export function createStore(
     },
     inOrder: () => inOrder,
     version: () => (cache ? version : undefined),
-    async write({ add, put, removed }) {
+    async write({ add, put, removed }, logged) {
       const db = database();
       const table = db.table(name);
       const search = searchable.length ? db.table(searchStoreOf(name)) : undefined;
+      const log = logged ? db.table(changeLogStore) : undefined;
       const row = add ?? put;
-      await db.transaction('rw', search ? [table, search] : [table], async () => {
+      let seq: number | undefined;
+      await db.transaction('rw', [table, ...(search ? [search] : []), ...(log ? [log] : [])], async () => {
         if (row) {
           await (add ? table.add(storedOf(keyed, row)) : table.put(storedOf(keyed, row)));
           await search?.put(searchEntryOf(searchable, row));
@@ -100,6 +114,7 @@ export function createStore(
           await table.delete(removed);
           await search?.delete(removed);
         }
+        if (log) seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
       });
       if (cache) {
         if (row) cache.set(row.id, row);
@@ -109,6 +124,7 @@ export function createStore(
       inOrder = new Map();
       version = {};
       channel?.postMessage('changed');
+      return seq;
     },
   };
 }
@@ -147,9 +163,64 @@ export function repositoryOver(
     const copy = await store.copy();
     return copy ? copy.get(id) : store.indexed.get(id);
   };
-  const put = (row: Row): Promise<void> => store.write({ put: row });
-  const remove = (id: string): Promise<void> => store.write({ removed: id });
+  const put = (row: Row): Promise<unknown> => store.write({ put: row });
+  const remove = (id: string): Promise<unknown> => store.write({ removed: id });
+  /** A new record's row: its keys in the SQL drivers' column order. */
+  const rowOfNew = (given: Row): Row => {
+    const row = { id: given.id } as Row;
+    for (const field of fields) row[field] = given[field] ?? null;
+    return Object.assign(row, { createdAt: given.createdAt, updatedAt: given.updatedAt });
+  };
+  const patched = (existing: Row, patch: Record<string, unknown>): Row => {
+    const row: Row = { ...existing };
+    for (const field of [...fields, 'updatedAt']) if (field in patch) row[field] = patch[field] ?? null;
+    return row;
+  };
+  const changeOf = (action: ChangeEntry['action'], row: Row, meta: WriteMeta): ChangeEntry => ({
+    collection: collection.name,
+    id: row.id,
+    action,
+    record: collection.present({ ...row } as never),
+    ...meta,
+  });
+  /**
+   * Outside a transaction, a write and its change in one IndexedDB
+   * transaction (under the write lock): both or neither, also when the page
+   * is closed in the middle.
+   */
+  const logged: LoggedWrites | undefined = undo
+    ? undefined
+    : {
+        insert: (given, meta) =>
+          guard(() =>
+            lock(async () => {
+              const row = rowOfNew(given);
+              const seq = await store.write({ add: row }, changeOf('created', row, meta));
+              return { record: { ...row }, seq: seq! };
+            }),
+          ),
+        update: (id, patch, meta) =>
+          guard(() =>
+            lock(async () => {
+              const existing = await current(id);
+              if (!existing) return undefined;
+              const row = patched(existing, patch);
+              const seq = await store.write({ put: row }, changeOf('updated', row, meta));
+              return { record: { ...row }, seq: seq! };
+            }),
+          ),
+        delete: (id, meta) =>
+          guard(() =>
+            lock(async () => {
+              const existing = await current(id);
+              if (!existing) return undefined;
+              const seq = await store.write({ removed: id }, changeOf('deleted', existing, meta));
+              return { record: { ...existing }, seq: seq! };
+            }),
+          ),
+      };
   return {
+    ...(logged ? { logged } : {}),
     list: (query) =>
       read(
         (rows) => {
@@ -178,9 +249,7 @@ export function repositoryOver(
     insert: (given) =>
       guard(() =>
         lock(async () => {
-          const row = { id: given.id } as Row; // keys in the SQL drivers' column order
-          for (const field of fields) row[field] = given[field] ?? null;
-          Object.assign(row, { createdAt: given.createdAt, updatedAt: given.updatedAt });
+          const row = rowOfNew(given);
           await store.write({ add: row });
           undo?.push(() => remove(row.id));
           return { ...row };
@@ -191,8 +260,7 @@ export function repositoryOver(
         lock(async () => {
           const existing = await current(id);
           if (!existing) return undefined;
-          const row: Row = { ...existing };
-          for (const field of [...fields, 'updatedAt']) if (field in patch) row[field] = patch[field] ?? null;
+          const row = patched(existing, patch);
           await put(row);
           undo?.push(() => put(existing));
           return { ...row };
