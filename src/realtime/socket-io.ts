@@ -275,8 +275,16 @@ export function createSocketIoServer(options: SocketIoOptions) {
         options.log.changes,
         options.log.head,
         (event) => {
-          subscriptions.deliver(event);
-          live?.deliver(event);
+          // Each on its own: a failure of one (a bug) never costs the other its event.
+          for (const deliver of [() => subscriptions.deliver(event), () => live?.deliver(event)])
+            try {
+              deliver();
+            } catch (error) {
+              logger.error(
+                { topic: event.topic, seq: event.seq, err: error },
+                `realtime: delivering change ${event.seq} of ${event.topic} failed: ${(error as Error)?.message}`,
+              );
+            }
         },
         logger,
       )

@@ -249,21 +249,39 @@ export function createSubscriptions(options: SubscriptionOptions) {
       standing.generation !== generation ||
       (standing.caller.expiresAt !== undefined && standing.caller.expiresAt <= new Date(now).toISOString()));
 
-  /** Checks a subscriber's token again; false when its events must stop or wait. */
-  const recheck = async (socket: Subscriber, standing: Standing): Promise<boolean> => {
+  /**
+   * The caller could not be checked before an event that waits on it: each topic's subscription ends with a
+   * 503, which says to subscribe again with `since` (berth/client does, and retries while the check still
+   * fails), so the client's resume replays the event and nothing is lost. The event is not sent unchecked,
+   * and is not held: a database down for minutes would hold every event of every such subscriber.
+   */
+  const uncheckable = (socket: Subscriber, standing: Standing): void => {
+    if (standings.get(socket) !== standing) return;
+    const list = [...standing.topics.keys()];
+    drop(socket);
+    for (const topic of list)
+      socket.emit(closingEvent, {
+        code: 503,
+        topic,
+        reason: `the caller could not be checked again now: unsubscribed from ${topic}; subscribe again with since (the seq of the last event you got)`,
+      });
+  };
+
+  /** Checks a subscriber's token again; false when its events must stop, 'unknown' when the check failed. */
+  const recheck = async (socket: Subscriber, standing: Standing): Promise<boolean | 'unknown'> => {
     const checking = generation;
     const told = standing.told;
     let caller: Caller | null | undefined;
     try {
       caller = await options.callerOf(socket);
     } catch (error) {
-      // Cannot tell now (the database, an identity provider): hold this event back, try at the next.
+      // Cannot tell now (the database, an identity provider): not sent unchecked; checked again before the next.
       logger.warn(
         { socket: socket.id, err: error },
-        `realtime: a subscriber's token could not be checked again, its event is held back: ${(error as Error).message}`,
+        `realtime: a subscriber's token could not be checked again: ${(error as Error).message}`,
       );
       standing.stale = true;
-      return false;
+      return 'unknown';
     }
     if (standings.get(socket) !== standing) return false;
     // Told of a change to who it is while this check ran: what it found may be stale already; check again.
@@ -296,7 +314,11 @@ export function createSubscriptions(options: SubscriptionOptions) {
   /** Runs `work` after the socket's earlier work, checking its caller first when due; in order, per socket. */
   const enqueue = (socket: Subscriber, standing: Standing, work?: () => void | Promise<void>): void => {
     const run = async (): Promise<void> => {
-      if (needsCheck(standing, Date.now()) && !(await recheck(socket, standing))) return;
+      if (needsCheck(standing, Date.now())) {
+        const checked = await recheck(socket, standing);
+        if (checked === 'unknown') return uncheckable(socket, standing);
+        if (!checked) return;
+      }
       if (standings.get(socket) === standing) await work?.();
     };
     const next = (standing.queue ?? Promise.resolve())
@@ -353,6 +375,25 @@ export function createSubscriptions(options: SubscriptionOptions) {
   );
   sweeper.unref();
 
+  /** The topics whose read rule threw: said once each, not at every event of every subscriber. */
+  const rulesThatThrew = new Set<string>();
+  /** Whether the caller may read the record; a rule that throws says no (for this caller, this record). */
+  const mayRead = (standing: Standing, event: ChangeEvent, rules: Topic): boolean => {
+    try {
+      return judge(rules.read, standing.caller, event.record as Record<string, unknown>, rules.ownership)
+        .allowed;
+    } catch (error) {
+      if (!rulesThatThrew.has(event.topic)) {
+        rulesThatThrew.add(event.topic);
+        logger.error(
+          { topic: event.topic, err: error },
+          `realtime: the read rule of ${event.topic} threw (${(error as Error)?.message ?? String(error)}): its events are not sent to the callers it throws for; make the rule answer false instead (said once)`,
+        );
+      }
+      return false;
+    }
+  };
+
   /** Whether the socket is to get the event: subscribed, not sent it yet, and its caller may read the record. */
   const admits = (standing: Standing, event: ChangeEvent, rules: Topic): boolean => {
     const cursor = standing.topics.get(event.topic);
@@ -363,12 +404,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
       if (seq <= cursor) return false;
       standing.topics.set(event.topic, seq);
     }
-    const { allowed } = judge(
-      rules.read,
-      standing.caller,
-      event.record as Record<string, unknown>,
-      rules.ownership,
-    );
+    const allowed = mayRead(standing, event, rules);
     // Not sent: its client still has only what it was sent last, which a resume gives as `since`.
     if (allowed) standing.behind?.delete(event.topic);
     else if (seq !== undefined && !standing.behind?.has(event.topic))

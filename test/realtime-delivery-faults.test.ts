@@ -1,0 +1,157 @@
+/**
+ * Delivery to subscribers when something fails for one of them: a read rule that throws, a caller that cannot
+ * be checked again. Neither may cost an event: not the others', not its own.
+ */
+import { expect, it } from 'vitest';
+import {
+  followLog,
+  type Caller,
+  type ChangeLogDriver,
+  type LoggedChange,
+  type Logger,
+  type Topic,
+} from '../src/core/internal.js';
+import { createSubscriptions, type Subscriber } from '../src/realtime/subscriptions.js';
+
+/** A logger that keeps what it is told at warn and error. */
+function keptLogger() {
+  const lines: string[] = [];
+  const keep = (first: unknown, second?: unknown) =>
+    void lines.push(String(typeof first === 'string' ? first : second));
+  const logger = { debug() {}, info() {}, warn: keep, error: keep, child: () => logger } as unknown as Logger;
+  return { logger, lines };
+}
+
+/** A socket that keeps each event it is sent: its name, and the seq (or the closing's code and topic). */
+function socketOf(id: string) {
+  const sent: unknown[] = [];
+  const socket = {
+    id,
+    connected: true,
+    emit(event: string, ...args: unknown[]) {
+      const meta = args[1] as { seq?: number } | undefined;
+      const first = args[0] as { code?: number; topic?: string };
+      sent.push(event === 'berth:error' ? [event, first.code, first.topic] : [event, meta?.seq]);
+      return true;
+    },
+    disconnect() {},
+  } as unknown as Subscriber;
+  return { socket, sent };
+}
+
+/** An in-memory change log of notes, each shared and owned by ada. */
+function notesLog(count: number) {
+  const log: LoggedChange[] = Array.from({ length: count }, (_, i) => ({
+    seq: i + 1,
+    collection: 'notes',
+    id: `n${i + 1}`,
+    action: 'created',
+    record: { id: `n${i + 1}`, owner: 'ada', shared: true },
+    actor: null,
+    mutationId: null,
+    at: new Date().toISOString(),
+  }));
+  const changes = {
+    read: async (after: number, limit: number) => log.filter((c) => c.seq > after).slice(0, limit),
+    bounds: async () => ({ head: log.length, floor: 0 }),
+    trim: async () => 0,
+    seqAt: async () => 0,
+  } as unknown as ChangeLogDriver;
+  return { log, changes };
+}
+
+const shownWhole = {
+  presentTo: (record: Record<string, unknown>) => record,
+  seesAll: () => true,
+  shown: (record: Record<string, unknown>) => record,
+} as unknown as Pick<Topic, 'presentTo' | 'seesAll' | 'shown'>;
+const ada: Caller = { id: 'ada', admin: false, via: 'accounts' } as Caller;
+
+it('a read rule that throws for one subscriber costs the others nothing, and is logged once', async () => {
+  const notes = {
+    list: 'public',
+    // Written for signed-in callers only: an anonymous subscriber makes it throw.
+    read: (caller: Caller | undefined, record: Record<string, unknown> | undefined) =>
+      record?.owner === caller!.id || record?.shared === true,
+    ownership: { field: 'owner' },
+    ...shownWhole,
+  } as unknown as Topic;
+  const { changes } = notesLog(3);
+  const { logger, lines } = keptLogger();
+  const subscriptions = createSubscriptions({
+    topics: new Map([['notes', notes]]),
+    authenticators: [],
+    logger,
+    callerOf: async () => undefined,
+  });
+  const signedIn = socketOf('ada');
+  const anonymous = socketOf('anonymous');
+  subscriptions.subscribe(signedIn.socket, 'notes', ada, 0);
+  subscriptions.subscribe(anonymous.socket, 'notes', undefined, 0);
+  const tail = followLog(changes, 0, (event) => subscriptions.deliver(event), logger, 0);
+  try {
+    tail.poke();
+    await tail.settled();
+    expect(signedIn.sent).toEqual([
+      ['notes:created', 1],
+      ['notes:created', 2],
+      ['notes:created', 3],
+    ]);
+    expect(anonymous.sent).toEqual([]);
+    expect(tail.position).toBe(3);
+    expect(lines).toEqual([expect.stringMatching(/^realtime: the read rule of notes threw .*said once/)]);
+  } finally {
+    tail.stop();
+    subscriptions.close();
+  }
+});
+
+it('an event waiting on a check of its caller that fails ends the subscription with a 503; the resume replays it', async () => {
+  const notes = {
+    list: 'user',
+    read: 'user',
+    ownership: { field: 'owner' },
+    ...shownWhole,
+  } as unknown as Topic;
+  const { changes } = notesLog(12);
+  const { logger, lines } = keptLogger();
+  let failing = true;
+  const hour = () => new Date(Date.now() + 3_600_000).toISOString();
+  const subscriptions = createSubscriptions({
+    topics: new Map([['notes', notes]]),
+    authenticators: [],
+    logger,
+    changes,
+    callerOf: async () => {
+      if (failing) throw new Error('connection terminated unexpectedly');
+      return { ...ada, expiresAt: hour() } as Caller;
+    },
+  });
+  const { socket, sent } = socketOf('ada');
+  const settle = () => new Promise((done) => setTimeout(done, 20));
+  try {
+    // A session that has just expired (a refresh renews it): the next event waits on a check.
+    subscriptions.subscribe(
+      socket,
+      'notes',
+      { ...ada, expiresAt: new Date(Date.now() - 1).toISOString() },
+      10,
+    );
+    subscriptions.deliver({ topic: 'notes', action: 'created', record: { id: 'n11' }, seq: 11 });
+    await settle();
+    // Not sent unchecked, nor dropped in silence: the subscription ends, saying to subscribe again.
+    expect(sent).toEqual([['berth:error', 503, 'notes']]);
+    expect(lines).toEqual([expect.stringContaining('could not be checked again')]);
+    expect(subscriptions.report()).toEqual([]);
+    // The client subscribes again from its last seq (the check passes now): the replay brings what it missed.
+    failing = false;
+    subscriptions.subscribe(socket, 'notes', { ...ada, expiresAt: hour() }, 12, 10);
+    await settle();
+    expect(sent.slice(1)).toEqual([
+      ['notes:created', 11],
+      ['notes:created', 12],
+    ]);
+  } finally {
+    subscriptions.close();
+  }
+});
