@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import {
   BerthError,
@@ -10,7 +11,9 @@ import {
   type ChangeEvent,
   type StorageDriver,
 } from '../src/core/internal.js';
-import { openPostgresStorage } from '../src/storage/postgres.js';
+import { openPostgresStorage, postgresDialect } from '../src/storage/postgres.js';
+import { sqlChangeLog } from '../src/storage/sql/sql-change-log.js';
+import type { SqlConnection } from '../src/storage/sql/sql-connection.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { instantiate } from './helpers/in-process.js';
@@ -292,6 +295,38 @@ describe('the change log on PostgreSQL, two instances writing at once', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+  it('a hold being renewed is never absent to another instance’s trim', async () => {
+    const schema = await freshSchema();
+    const storage = app.createStorage(openPostgresStorage(postgresUrl, { schema }));
+    const pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}` });
+    try {
+      await storage.migrate(app.collections);
+      const until = new Date(Date.now() + 3_600_000).toISOString();
+      await storage.changes!.hold!('process-a', 5, until);
+      // Another instance asks for the holds (as its trim does) after each statement of the renewal.
+      const seen: Array<number | undefined> = [];
+      const connection: SqlConnection = {
+        all: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
+        one: async (sql, params) => (await pool.query(sql, params as unknown[])).rows[0],
+        run: async (sql, params) => {
+          const count = (await pool.query(sql, params as unknown[])).rowCount ?? 0;
+          seen.push(await storage.changes!.held!(new Date().toISOString()));
+          return count;
+        },
+      };
+      const processA = sqlChangeLog(connection, postgresDialect, () => {
+        throw new Error('not used');
+      });
+      await processA.hold!('process-a', 5, until);
+      expect(seen).toEqual([5, 5]);
+      // Withdrawn, it goes.
+      await processA.hold!('process-a', null, until);
+      expect(seen.at(-1)).toBeUndefined();
+    } finally {
+      await pool.end();
+      await storage.close();
     }
   });
 });

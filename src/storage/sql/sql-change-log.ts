@@ -204,9 +204,12 @@ export function sqlChangeLog(
     trim: (upTo) => transaction((over) => trimOn(over, dialect, upTo)),
     cut: (collection) => transaction((over) => cutOn(over, dialect, collection)),
     async hold(holder, seq, until) {
-      // Its own hold goes, and so do the expired ones of holders that stopped or crashed (the database's clock).
+      // The expired holds of holders that stopped or crashed go (the database's clock), and its own when it
+      // withdraws. A renewed hold is never deleted first: a trim between the two statements would not see it.
       await connection.run(
-        `DELETE FROM berth_change_holds WHERE holder = ${p(1)} OR until <= ${dialect.now}`,
+        seq === null
+          ? `DELETE FROM berth_change_holds WHERE holder = ${p(1)} OR until <= ${dialect.now}`
+          : `DELETE FROM berth_change_holds WHERE holder <> ${p(1)} AND until <= ${dialect.now}`,
         [holder],
       );
       if (seq === null) return;
