@@ -155,3 +155,47 @@ it('an event waiting on a check of its caller that fails ends the subscription w
     subscriptions.close();
   }
 });
+
+it('the tail tells of changes that went from the log before it read them; seqs a rolled-back transaction drew are no gap', async () => {
+  const { log, changes } = notesLog(6);
+  let floor = 0;
+  changes.bounds = async () => ({ head: log.at(-1)?.seq ?? floor, floor });
+  // As the drivers read: after the floor only (the last change cut stays in the table, at the floor).
+  changes.read = async (after, limit) => log.filter((c) => c.seq > after && c.seq > floor).slice(0, limit);
+  log.splice(2, 1); // seq 3 was drawn by a transaction that rolled back
+  const delivered: number[] = [];
+  const gaps: Array<[number, number]> = [];
+  const { logger } = keptLogger();
+  const tail = followLog(
+    changes,
+    0,
+    (event) => void delivered.push(event.seq!),
+    logger,
+    0,
+    (from, to) => {
+      gaps.push([from, to]);
+    },
+  );
+  try {
+    tail.poke();
+    await tail.settled();
+    expect(delivered).toEqual([1, 2, 4, 5, 6]);
+    expect(gaps).toEqual([]);
+    // Changes 7 to 9 are written, then cut (only the last stays, at the floor) before the tail reads them.
+    for (const seq of [7, 8, 9]) log.push({ ...log[0]!, seq, id: `n${seq}` });
+    log.splice(log.length - 3, 2);
+    floor = 9;
+    tail.poke();
+    await tail.settled();
+    expect(gaps).toEqual([[6, 9]]);
+    expect(tail.position).toBe(9);
+    // Then on, from after the cut.
+    log.push({ ...log[0]!, seq: 10, id: 'n10' });
+    tail.poke();
+    await tail.settled();
+    expect(delivered).toEqual([1, 2, 4, 5, 6, 10]);
+    expect(gaps).toEqual([[6, 9]]);
+  } finally {
+    tail.stop();
+  }
+});

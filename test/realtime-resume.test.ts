@@ -3,12 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
-import { defineCollection, defineModule, field, silentLogger } from '../src/core/internal.js';
+import { createClient } from '../src/client/index.js';
+import { defineCollection, defineModule, field, importedRecord, silentLogger } from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { chatModule } from '../src/modules/chat/index.js';
 import { keepChangeLog } from '../src/node/data/change-log-retention.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
-import { adminWrite, connectedSocket, startRealtimeServer } from './helpers/realtime-server.js';
+import {
+  adminWrite,
+  connectedSocket,
+  reconnectingSocket,
+  startRealtimeServer,
+} from './helpers/realtime-server.js';
 
 type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
 
@@ -356,5 +362,56 @@ describe('resuming a subscription with since', () => {
     // It was not sent the three: a resume would give the seq of its last event.
     expect((await server.storage.changes!.bounds()).head).toBeGreaterThan(secretsSeen[0]! + 3);
     reader.disconnect();
+  });
+  it('changes an import cut from the log before this instance read them: their subscribers are told resync, and live queries read again', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'berth-cut-')), 'shared.sqlite');
+    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+    const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
+    const a = await startRealtimeServer({ modules, driver: () => openSqliteStorage(file) });
+    const b = await startRealtimeServer({ modules, driver: () => openSqliteStorage(file) });
+    const socket = reconnectingSocket(a.url);
+    const client = createClient({ socket, fetch: (path) => fetch(`${a.url}${path}`) });
+    const created: string[] = [];
+    const resyncs: string[][] = [];
+    client.subscribe('books', {
+      created: (book) => void created.push(String(book.title)),
+      // The books as they are now, of this test's author (the module seeds others).
+      resync: ({ records }) =>
+        void resyncs.push(
+          (records ?? [])
+            .filter((book) => book.author === 'Cut')
+            .map((book) => String(book.title))
+            .sort(),
+        ),
+    });
+    const latest = client.live('books', 'author=Cut&sort=title');
+    await latest.ready;
+    await adminWrite(a.url, 'POST', '/books', { title: 'first', author: 'Cut' });
+    await expect.poll(() => created).toEqual(['first']);
+
+    // A reads the log no further for a moment (it has no Redis to poke it; its poll would come).
+    const changes = a.storage.changes!;
+    const read = changes.read.bind(changes);
+    let open!: () => void;
+    const gate = new Promise<void>((done) => (open = done));
+    changes.read = (async (after: number, limit: number) => {
+      await gate;
+      return read(after, limit);
+    }) as typeof changes.read;
+    // B writes a book, then an import without hooks into notes cuts the log past it.
+    await adminWrite(b.url, 'POST', '/books', { title: 'on b', author: 'Cut' });
+    await b.storage.load(notes, async (add) => {
+      await add(importedRecord(notes, { title: 'imported' }));
+    });
+    open();
+    // Never a silent gap: the subscription is told resync, with the books as they are now.
+    await expect.poll(() => resyncs, { timeout: 5_000 }).toEqual([['first', 'on b']]);
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['first', 'on b']);
+    // And goes on.
+    await adminWrite(b.url, 'POST', '/books', { title: 'after', author: 'Cut' });
+    await expect.poll(() => created, { timeout: 5_000 }).toEqual(['first', 'after']);
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['after', 'first', 'on b']);
+    client.close();
+    socket.disconnect();
   });
 });

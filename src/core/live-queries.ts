@@ -325,17 +325,16 @@ export function createLiveQueries(options: LiveQueryOptions) {
           { socket: live.socket.id, topic: live.topic, err: error },
           `realtime: a live query could not follow a change: ${(error as Error).message}`,
         );
-        if (isCurrent(live)) {
-          forget(live.socket, nameOf(live.topic, live.query));
-          remove(live);
-        }
-        live.socket.emit('berth:error', {
-          code: 503,
-          topic: live.topic,
-          query: live.query,
-          reason: `the live query could not follow a change: unsubscribed; subscribe again`,
-        });
+        end(live, 'the live query could not follow a change: unsubscribed; subscribe again');
       });
+  };
+  /** Never a silent gap: the client is told its result may be wrong, and the live query ends (503: subscribe again). */
+  const end = (live: LiveQuery, reason: string): void => {
+    if (isCurrent(live)) {
+      forget(live.socket, nameOf(live.topic, live.query));
+      remove(live);
+    }
+    live.socket.emit('berth:error', { code: 503, topic: live.topic, query: live.query, reason });
   };
 
   return {
@@ -453,6 +452,23 @@ export function createLiveQueries(options: LiveQueryOptions) {
           if (live.queued === 0) index.busy.delete(live);
         },
       };
+    },
+    /** The topics with live queries. */
+    topics(): Set<string> {
+      const topics = new Set<string>();
+      for (const mine of bySocket.values()) for (const live of mine.values()) topics.add(live.topic);
+      return topics;
+    },
+    /**
+     * Changes of the topic went from the log before they were applied (a
+     * cut by an import): each of its live queries ends with a 503, and the
+     * client's subscribe again reads a fresh result.
+     */
+    lost(topic: string): void {
+      for (const mine of [...bySocket.values()])
+        for (const live of [...mine.values()])
+          if (live.topic === topic)
+            end(live, `changes of ${topic} went from the log before they were applied: unsubscribed; subscribe again`);
     },
     unsubscribe(socket: LiveSubscriber, topic: string, query: string): void {
       const mine = bySocket.get(socket);

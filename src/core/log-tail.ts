@@ -34,6 +34,13 @@ export function followLog(
   deliver: (event: ChangeEvent) => void,
   logger: Logger,
   pollMs = 1000,
+  /**
+   * Changes after its position went from the log before it read them (a
+   * cut of `berth import`, which holds for nobody): those up to `to`. The
+   * tail goes on after `to` once this settles; whoever missed a change of
+   * theirs must be told (never a silent gap).
+   */
+  onGap?: (from: number, to: number) => Promise<void> | void,
 ): LogTail {
   let position = start;
   let reading: Promise<void> | undefined;
@@ -46,6 +53,17 @@ export function followLog(
       let page;
       do {
         page = await changes.read(position, pageSize);
+        // Not the next seq (or nothing): seqs a rolled-back transaction drew, or changes that went unread.
+        const first = page[0]?.seq;
+        if (onGap && (first === undefined || first > position + 1)) {
+          const { floor } = await changes.bounds();
+          const to = first === undefined ? floor : Math.min(floor, first - 1);
+          if (to > position && !stopped) {
+            const from = position;
+            position = to;
+            await onGap(from, to);
+          }
+        }
         for (const change of page) {
           if (stopped) return;
           position = change.seq;

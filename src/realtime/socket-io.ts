@@ -287,8 +287,33 @@ export function createSocketIoServer(options: SocketIoOptions) {
             }
         },
         logger,
+        undefined,
+        (from, to) => lostFromLog(from, to),
       )
     : undefined;
+  /**
+   * Changes after `from`, up to `to`, went from the log before the tail read
+   * them (an import's cut holds for nobody): the subscriptions and live
+   * queries of each topic that lost one are ended with a 503, to resume and
+   * be told resync. Never a silent gap.
+   */
+  const lostFromLog = async (from: number, to: number): Promise<void> => {
+    const changes = options.log!.changes;
+    for (const topic of new Set([...subscriptions.topics(), ...(live?.topics() ?? [])])) {
+      // The topic's last change that went (the log's floor where the driver keeps none per collection).
+      const floor = await changes.bounds(topic).then(
+        ({ floor }) => floor,
+        () => to,
+      );
+      if (floor <= from) continue;
+      logger.warn(
+        { topic, from, to },
+        `realtime: changes of ${topic} went from the log before they were delivered (up to ${to}); its subscribers are told to subscribe again`,
+      );
+      subscriptions.lost(topic, floor);
+      live?.lost(topic);
+    }
+  };
   const requests = createTopicRequests({
     topics: options.topics,
     callerOf,

@@ -551,6 +551,30 @@ export function createSubscriptions(options: SubscriptionOptions) {
       }
       sendAll(atOnce, event, rules);
     },
+    /** The topics with subscribers. */
+    topics: (): string[] => [...subscribers].flatMap(([topic, each]) => (each.size > 0 ? [topic] : [])),
+    /**
+     * Changes of the topic up to `floor` went from the log before they were
+     * sent (a cut by an import): each subscription that had not got them
+     * ends with a 503, and the client's subscribe again with `since` is told
+     * `resync`.
+     */
+    lost(topic: string, floor: number): void {
+      for (const socket of [...(subscribers.get(topic) ?? [])]) {
+        const standing = standings.get(socket);
+        const cursor = standing?.topics.get(topic);
+        if (!standing || cursor === undefined || cursor >= floor) continue;
+        standing.topics.delete(topic);
+        standing.behind?.delete(topic);
+        removed(socket, topic);
+        if (standing.topics.size === 0) drop(socket);
+        socket.emit(closingEvent, {
+          code: 503,
+          topic,
+          reason: `changes of ${topic} went from the log before they were sent: unsubscribed; subscribe again with since (the seq of the last event you got)`,
+        });
+      }
+    },
     /** Each subscriber and where its subscriptions stand, for the admin monitor. */
     report(): SubscriberEntry[] {
       return [...standings].map(([socket, standing]) => ({
