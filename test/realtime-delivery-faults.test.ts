@@ -199,3 +199,33 @@ it('the tail tells of changes that went from the log before it read them; seqs a
     tail.stop();
   }
 });
+
+it('a replay that cannot read the log ends its subscription with a 503, and leaves no empty subscriber behind', async () => {
+  const notes = {
+    list: 'public',
+    read: 'public',
+    ownership: { field: 'owner' },
+    ...shownWhole,
+  } as unknown as Topic;
+  const { changes } = notesLog(5);
+  changes.read = async () => {
+    throw new Error('the database went away');
+  };
+  const { logger, lines } = keptLogger();
+  const subscriptions = createSubscriptions({
+    topics: new Map([['notes', notes]]),
+    authenticators: [],
+    logger,
+    changes,
+    callerOf: async () => undefined,
+  });
+  const { socket, sent } = socketOf('reader');
+  try {
+    subscriptions.subscribe(socket, 'notes', undefined, 5, 2); // a resume from 2, the log at 5
+    await expect.poll(() => sent).toEqual([['berth:error', 503, 'notes']]);
+    expect(lines).toEqual([expect.stringContaining('a replay failed')]);
+    expect(subscriptions.report()).toEqual([]);
+  } finally {
+    subscriptions.close();
+  }
+});

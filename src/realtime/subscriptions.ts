@@ -507,6 +507,8 @@ export function createSubscriptions(options: SubscriptionOptions) {
           subscribed.topics.delete(topic);
           subscribed.behind?.delete(topic);
           removed(socket, topic);
+          // With no topic left, it is no subscriber (the admin lists none), and holds as one that left.
+          if (subscribed.topics.size === 0 && standings.get(socket) === subscribed) drop(socket);
           socket.emit(closingEvent, {
             code: 503,
             topic,
@@ -567,6 +569,7 @@ export function createSubscriptions(options: SubscriptionOptions) {
         standing.topics.delete(topic);
         standing.behind?.delete(topic);
         removed(socket, topic);
+        // With no topic left, it is no subscriber (the admin lists none), and holds as one that left.
         if (standing.topics.size === 0) drop(socket);
         socket.emit(closingEvent, {
           code: 503,
