@@ -253,8 +253,15 @@ describe('a subscription over socket.io (the server scripted)', () => {
     expect(socket.sent).toEqual([]); // not connected yet: it waits for the connection
     socket.connect();
     expect(socket.sent).toEqual([{ event: 'subscribe', value: 'books' }]);
-    socket.send('books:created', { id: 'early' }, { seq: 4 }); // held until the ack, then dropped: not above 5
+    // Held until the ack: from before it (an earlier subscription's, answered late, or one just stopped).
+    socket.send('books:created', { id: 'early' }, { seq: 4 });
     socket.answer({ ok: true, topic: 'books', seq: 5 });
+    await settled();
+    // Asked again from just before it: the log replays it, and what came between, whole.
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'books', since: 3 } });
+    socket.answer({ ok: true, topic: 'books', seq: 5 });
+    socket.send('books:created', { id: 'early' }, { seq: 4 });
+    socket.send('books:updated', { id: 'early' }, { seq: 5 });
     await settled();
     socket.send('books:created', { id: 'a' }, { seq: 6 });
     socket.send('books:updated', { id: 'a' }, { seq: 7 });
@@ -265,7 +272,7 @@ describe('a subscription over socket.io (the server scripted)', () => {
     socket.answer({ ok: true, topic: 'books', seq: 9 });
     socket.send('books:deleted', { id: 'a' }, { seq: 8 });
     await settled();
-    expect(seen).toEqual(['created 6', 'updated 7', 'deleted 8']);
+    expect(seen).toEqual(['created 4', 'updated 5', 'created 6', 'updated 7', 'deleted 8']);
   });
 
   it('a resync goes before the events after it, and the feed goes on from its seq', async () => {

@@ -305,6 +305,56 @@ describe('berth/client over socket.io', () => {
     socket.disconnect();
   });
 
+  it('a first subscribe answered late, after its retry went: the events it was sent before the retry’s answer are not lost', async () => {
+    const server = await startRealtimeServer();
+    const socket = reconnectingSocket(server.url);
+    await connectedOnce(socket);
+    const asked: unknown[] = [];
+    let answerRetry!: () => void;
+    const retryAnswered = new Promise<void>((done) => (answerRetry = done));
+    const slow: ClientSocket = {
+      get connected() {
+        return socket.connected;
+      },
+      on: (event, listener) => socket.on(event, listener),
+      off: (event, listener) => socket.off(event, listener),
+      emit: (event, ...args) => socket.emit(event, ...args),
+      emitWithAck: (event, ...args) => socket.emitWithAck(event, ...args),
+      timeout: (milliseconds) => ({
+        async emitWithAck(event, value) {
+          asked.push(value);
+          if (asked.length === 1) {
+            // A slow server: the first subscribe reaches it after the client gave up waiting.
+            setTimeout(() => socket.emit(event, value, () => {}), milliseconds + 100);
+            return new Promise((_, failed) => setTimeout(() => failed(new Error('timed out')), milliseconds));
+          }
+          // The retry's answer comes after the first subscription's events.
+          await retryAnswered;
+          return socket.timeout(milliseconds).emitWithAck(event, value);
+        },
+      }),
+    };
+    const client = createClient({ socket: slow, ackTimeout: 400 });
+    const { seen, listener } = recorder();
+    client.subscribe('books', listener);
+    const seqs = new Map<string, number>();
+    socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
+      seqs.set(book.title, seq),
+    );
+    await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
+    await createBook(server.url, 'one');
+    await createBook(server.url, 'two');
+    await expect.poll(() => seqs.size).toBe(2);
+    answerRetry();
+    await expect.poll(() => seen).toEqual(['created one', 'created two']);
+    await createBook(server.url, 'three');
+    await expect.poll(() => seen).toEqual(['created one', 'created two', 'created three']);
+    // The retry's answer came after them: asked again from just before the first, the log replayed them.
+    expect(asked).toEqual(['books', 'books', { topic: 'books', since: seqs.get('one')! - 1 }]);
+    client.close();
+    socket.disconnect();
+  });
+
   it('a resync reaches the error handler of a subscriber without a resync handler: never a silent gap', async () => {
     const server = await startRealtimeServer();
     const socket = reconnectingSocket(server.url);

@@ -68,8 +68,12 @@ export function keepSubscribed(
     request: () => unknown;
     /** Sent as `unsubscribe` when it stops. */
     unsubscribe: unknown;
-    /** The server's answer to the latest subscribe, but for a passing refusal. */
-    answered: (ack: SubscribeAck) => void;
+    /**
+     * The server's answer to the latest subscribe, but for a passing refusal; with the lowest seq of the
+     * events that came before it (held), if any. `'again'` asks again now (the held events are dropped: the
+     * next request replays them).
+     */
+    answered: (ack: SubscribeAck, lowestHeld: number | undefined) => void | 'again';
     /** A passing refusal (the server cannot now), in its words: the subscribe is asked again later. */
     unavailable: (reason: string) => void;
     /**
@@ -118,7 +122,7 @@ export function keepSubscribed(
     }
     retryWait = retryFirst;
     waiting = false;
-    options.answered(ack);
+    if (options.answered(ack, heldFrom) === 'again') return void send();
     const release = held;
     held = [];
     if (!stopped) for (const handle of release) handle();
