@@ -156,6 +156,47 @@ it('an event waiting on a check of its caller that fails ends the subscription w
   }
 });
 
+it('a subscriber ended by a failed check costs that one check, not one more per event queued behind it', async () => {
+  const notes = {
+    list: 'user',
+    read: 'user',
+    ownership: { field: 'owner' },
+    ...shownWhole,
+  } as unknown as Topic;
+  const { changes } = notesLog(0);
+  const { logger } = keptLogger();
+  let checks = 0;
+  const subscriptions = createSubscriptions({
+    topics: new Map([['notes', notes]]),
+    authenticators: [],
+    logger,
+    changes,
+    // The database is down: each check fails after its timeout (here 30 ms).
+    callerOf: () => {
+      checks++;
+      return new Promise((_, failed) => setTimeout(() => failed(new Error('timeout')), 30));
+    },
+  });
+  const { socket, sent } = socketOf('ada');
+  try {
+    subscriptions.subscribe(
+      socket,
+      'notes',
+      { ...ada, expiresAt: new Date(Date.now() - 1).toISOString() },
+      10,
+    );
+    // A busy topic: 20 events come while the first check waits.
+    for (let seq = 11; seq <= 30; seq++)
+      subscriptions.deliver({ topic: 'notes', action: 'created', record: { id: `n${seq}` }, seq });
+    await expect.poll(() => sent).toEqual([['berth:error', 503, 'notes']]);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(checks).toBe(1);
+    expect(subscriptions.report()).toEqual([]);
+  } finally {
+    subscriptions.close();
+  }
+});
+
 it('the tail tells of changes that went from the log before it read them; seqs a rolled-back transaction drew are no gap', async () => {
   const { log, changes } = notesLog(6);
   let floor = 0;
@@ -227,5 +268,31 @@ it('a replay that cannot read the log ends its subscription with a 503, and leav
     expect(subscriptions.report()).toEqual([]);
   } finally {
     subscriptions.close();
+  }
+});
+
+it('an idle tail asks the log’s floor once in a while, not at every poll; a poke that finds nothing asks at once', async () => {
+  const { changes } = notesLog(3);
+  let bounds = 0;
+  changes.bounds = async () => (bounds++, { head: 3, floor: 0 });
+  const { logger } = keptLogger();
+  const gaps: unknown[] = [];
+  const tail = followLog(
+    changes,
+    3,
+    () => {},
+    logger,
+    10,
+    (from, to) => void gaps.push([from, to]),
+  );
+  try {
+    await new Promise((done) => setTimeout(done, 300)); // about 30 polls that find nothing
+    expect(bounds).toBe(1);
+    tail.poke(); // another instance says it wrote: nothing new is found, so the floor is asked
+    await tail.settled();
+    expect(bounds).toBe(2);
+    expect(gaps).toEqual([]);
+  } finally {
+    tail.stop();
   }
 });

@@ -69,6 +69,8 @@ interface LiveQuery {
   byOrder: (a: Record<string, unknown>, b: Record<string, unknown>) => number;
   /** The result, in order, as stored (each sent as the caller may see it). */
   items: AnyRecord[];
+  /** The log's position its first result was read at. */
+  startedAt: number;
   /** The one equality condition it is indexed under, when it has one. */
   key: string | undefined;
   /** Changes that came while its first result was read, applied once it is sent. */
@@ -405,6 +407,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
         }),
         byOrder: byKeys(orderOf(listQuery)),
         items: [],
+        startedAt: 0,
         key: equality ? keyOf(equality.field, equality.value) : undefined,
         pending: [],
         queued: 0,
@@ -427,6 +430,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       index.busy.add(live);
       // Registered before its first result is read: what changes meanwhile waits in `pending`, applied after.
       const seq = position();
+      live.startedAt = seq;
       try {
         live.items = await read(live);
       } catch (error) {
@@ -460,15 +464,19 @@ export function createLiveQueries(options: LiveQueryOptions) {
       return topics;
     },
     /**
-     * Changes of the topic went from the log before they were applied (a
-     * cut by an import): each of its live queries ends with a 503, and the
-     * client's subscribe again reads a fresh result.
+     * Changes of the topic up to `floor` went from the log before they were
+     * applied (a cut by an import): each of its live queries read before
+     * them ends with a 503, and the client's subscribe again reads a fresh
+     * result.
      */
-    lost(topic: string): void {
+    lost(topic: string, floor: number): void {
       for (const mine of [...bySocket.values()])
         for (const live of [...mine.values()])
-          if (live.topic === topic)
-            end(live, `changes of ${topic} went from the log before they were applied: unsubscribed; subscribe again`);
+          if (live.topic === topic && live.startedAt < floor)
+            end(
+              live,
+              `changes of ${topic} went from the log before they were applied: unsubscribed; subscribe again`,
+            );
     },
     unsubscribe(socket: LiveSubscriber, topic: string, query: string): void {
       const mine = bySocket.get(socket);

@@ -5,6 +5,13 @@ import type { Logger } from './logger.js';
 
 /** How many changes one read of the log takes. */
 const pageSize = 500;
+/**
+ * How often a poll that finds nothing asks the log's floor (whether changes
+ * went unread): not at every idle poll. A poke that finds nothing asks at
+ * once (something was written), and so does a read whose first change is
+ * not the next seq.
+ */
+const emptyCheckMs = 5_000;
 
 export interface LogTail {
   /** Where it stands: every change up to this seq was handed on. */
@@ -43,6 +50,9 @@ export function followLog(
   onGap?: (from: number, to: number) => Promise<void> | void,
 ): LogTail {
   let position = start;
+  let emptyCheckedAt = 0;
+  /** Poked (a change was written) since the last read began. */
+  let poked = false;
   let reading: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -52,10 +62,17 @@ export function followLog(
       again = false;
       let page;
       do {
+        const afterPoke = poked;
+        poked = false;
         page = await changes.read(position, pageSize);
         // Not the next seq (or nothing): seqs a rolled-back transaction drew, or changes that went unread.
         const first = page[0]?.seq;
-        if (onGap && (first === undefined || first > position + 1)) {
+        let unread = first !== undefined && first > position + 1;
+        if (onGap && first === undefined && (afterPoke || Date.now() - emptyCheckedAt >= emptyCheckMs)) {
+          emptyCheckedAt = Date.now();
+          unread = true;
+        }
+        if (onGap && unread) {
           const { floor } = await changes.bounds();
           const to = first === undefined ? floor : Math.min(floor, first - 1);
           if (to > position && !stopped) {
@@ -111,6 +128,7 @@ export function followLog(
         deliver(event);
         return;
       }
+      poked = true;
       drain();
     },
     async settled() {

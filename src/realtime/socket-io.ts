@@ -311,7 +311,7 @@ export function createSocketIoServer(options: SocketIoOptions) {
         `realtime: changes of ${topic} went from the log before they were delivered (up to ${to}); its subscribers are told to subscribe again`,
       );
       subscriptions.lost(topic, floor);
-      live?.lost(topic);
+      live?.lost(topic, floor);
     }
   };
   const requests = createTopicRequests({

@@ -314,6 +314,8 @@ export function createSubscriptions(options: SubscriptionOptions) {
   /** Runs `work` after the socket's earlier work, checking its caller first when due; in order, per socket. */
   const enqueue = (socket: Subscriber, standing: Standing, work?: () => void | Promise<void>): void => {
     const run = async (): Promise<void> => {
+      // Ended meanwhile (unsubscribed, or its check failed): no check, no work.
+      if (standings.get(socket) !== standing) return;
       if (needsCheck(standing, Date.now())) {
         const checked = await recheck(socket, standing);
         if (checked === 'unknown') return uncheckable(socket, standing);
