@@ -41,6 +41,25 @@ async function awayPastTheLog(server: { url: string; storage: Storage }, socket:
 }
 
 /** Every event a listener gets, in order: `created title`, `resync`. */
+/** A promise that fails after `milliseconds`, as an ack that never comes does. */
+const timedOut = (milliseconds: number): Promise<never> =>
+  new Promise((_, failed) => setTimeout(() => failed(new Error('timed out')), milliseconds));
+
+/** The socket as the client sees it, with its acks that time out (`socket.timeout(ms).emitWithAck`) given by `ack`. */
+const withAcks = (
+  socket: Socket,
+  ack: (milliseconds: number, event: string, value: unknown) => Promise<unknown>,
+): ClientSocket => ({
+  get connected() {
+    return socket.connected;
+  },
+  on: (event, listener) => socket.on(event, listener),
+  off: (event, listener) => socket.off(event, listener),
+  emit: (event, ...args) => socket.emit(event, ...args),
+  emitWithAck: (event, ...args) => socket.emitWithAck(event, ...args),
+  timeout: (milliseconds) => ({ emitWithAck: (event, value) => ack(milliseconds, event, value) }),
+});
+
 function recorder() {
   const seen: string[] = [];
   const seqs: number[] = [];
@@ -264,23 +283,12 @@ describe('berth/client over socket.io', () => {
     // The server's answer to the first subscribe is lost on the way (the events still come); the next ones
     // pass, and say what they asked.
     const asked: unknown[] = [];
-    const lossy: ClientSocket = {
-      get connected() {
-        return socket.connected;
-      },
-      on: (event, listener) => socket.on(event, listener),
-      off: (event, listener) => socket.off(event, listener),
-      emit: (event, ...args) => socket.emit(event, ...args),
-      emitWithAck: (event, ...args) => socket.emitWithAck(event, ...args),
-      timeout: (milliseconds) => ({
-        emitWithAck(event, value) {
-          asked.push(value);
-          if (asked.length > 1) return socket.timeout(milliseconds).emitWithAck(event, value);
-          socket.emit(event, value, () => {});
-          return new Promise((_, failed) => setTimeout(() => failed(new Error('timed out')), milliseconds));
-        },
-      }),
-    };
+    const lossy = withAcks(socket, (milliseconds, event, value) => {
+      asked.push(value);
+      if (asked.length > 1) return socket.timeout(milliseconds).emitWithAck(event, value);
+      socket.emit(event, value, () => {});
+      return timedOut(milliseconds);
+    });
     const client = createClient({ socket: lossy, ackTimeout: 600 });
     const { seen, listener } = recorder();
     const seqs = new Map<string, number>();
@@ -312,28 +320,17 @@ describe('berth/client over socket.io', () => {
     const asked: unknown[] = [];
     let answerRetry!: () => void;
     const retryAnswered = new Promise<void>((done) => (answerRetry = done));
-    const slow: ClientSocket = {
-      get connected() {
-        return socket.connected;
-      },
-      on: (event, listener) => socket.on(event, listener),
-      off: (event, listener) => socket.off(event, listener),
-      emit: (event, ...args) => socket.emit(event, ...args),
-      emitWithAck: (event, ...args) => socket.emitWithAck(event, ...args),
-      timeout: (milliseconds) => ({
-        async emitWithAck(event, value) {
-          asked.push(value);
-          if (asked.length === 1) {
-            // A slow server: the first subscribe reaches it after the client gave up waiting.
-            setTimeout(() => socket.emit(event, value, () => {}), milliseconds + 100);
-            return new Promise((_, failed) => setTimeout(() => failed(new Error('timed out')), milliseconds));
-          }
-          // The retry's answer comes after the first subscription's events.
-          await retryAnswered;
-          return socket.timeout(milliseconds).emitWithAck(event, value);
-        },
-      }),
-    };
+    const slow = withAcks(socket, async (milliseconds, event, value) => {
+      asked.push(value);
+      if (asked.length === 1) {
+        // A slow server: the first subscribe reaches it after the client gave up waiting.
+        setTimeout(() => socket.emit(event, value, () => {}), milliseconds + 100);
+        return timedOut(milliseconds);
+      }
+      // The retry's answer comes after the first subscription's events.
+      await retryAnswered;
+      return socket.timeout(milliseconds).emitWithAck(event, value);
+    });
     const client = createClient({ socket: slow, ackTimeout: 400 });
     const { seen, listener } = recorder();
     client.subscribe('books', listener);

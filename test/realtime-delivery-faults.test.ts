@@ -67,23 +67,33 @@ const shownWhole = {
 } as unknown as Pick<Topic, 'presentTo' | 'seesAll' | 'shown'>;
 const ada: Caller = { id: 'ada', admin: false, via: 'accounts' } as Caller;
 
+/** The subscriptions of one topic, `notes`, with the rules given. */
+const notesSubscriptions = (
+  rules: Pick<Topic, 'list' | 'read'>,
+  logger: Logger,
+  callerOf: () => Promise<Caller | undefined>,
+  changes?: ChangeLogDriver,
+) =>
+  createSubscriptions({
+    topics: new Map([
+      ['notes', { ...rules, ownership: { field: 'owner' }, ...shownWhole } as unknown as Topic],
+    ]),
+    authenticators: [],
+    logger,
+    ...(changes ? { changes } : {}),
+    callerOf,
+  });
+
 it('a read rule that throws for one subscriber costs the others nothing, and is logged once', async () => {
   const notes = {
     list: 'public',
     // Written for signed-in callers only: an anonymous subscriber makes it throw.
     read: (caller: Caller | undefined, record: Record<string, unknown> | undefined) =>
       record?.owner === caller!.id || record?.shared === true,
-    ownership: { field: 'owner' },
-    ...shownWhole,
-  } as unknown as Topic;
+  } as Pick<Topic, 'list' | 'read'>;
   const { changes } = notesLog(3);
   const { logger, lines } = keptLogger();
-  const subscriptions = createSubscriptions({
-    topics: new Map([['notes', notes]]),
-    authenticators: [],
-    logger,
-    callerOf: async () => undefined,
-  });
+  const subscriptions = notesSubscriptions(notes, logger, async () => undefined);
   const signedIn = socketOf('ada');
   const anonymous = socketOf('anonymous');
   subscriptions.subscribe(signedIn.socket, 'notes', ada, 0);
@@ -107,26 +117,20 @@ it('a read rule that throws for one subscriber costs the others nothing, and is 
 });
 
 it('an event waiting on a check of its caller that fails ends the subscription with a 503; the resume replays it', async () => {
-  const notes = {
-    list: 'user',
-    read: 'user',
-    ownership: { field: 'owner' },
-    ...shownWhole,
-  } as unknown as Topic;
+  const notes = { list: 'user', read: 'user' } as const;
   const { changes } = notesLog(12);
   const { logger, lines } = keptLogger();
   let failing = true;
   const hour = () => new Date(Date.now() + 3_600_000).toISOString();
-  const subscriptions = createSubscriptions({
-    topics: new Map([['notes', notes]]),
-    authenticators: [],
+  const subscriptions = notesSubscriptions(
+    notes,
     logger,
-    changes,
-    callerOf: async () => {
+    async () => {
       if (failing) throw new Error('connection terminated unexpectedly');
       return { ...ada, expiresAt: hour() } as Caller;
     },
-  });
+    changes,
+  );
   const { socket, sent } = socketOf('ada');
   const settle = () => new Promise((done) => setTimeout(done, 20));
   try {
@@ -157,26 +161,20 @@ it('an event waiting on a check of its caller that fails ends the subscription w
 });
 
 it('a subscriber ended by a failed check costs that one check, not one more per event queued behind it', async () => {
-  const notes = {
-    list: 'user',
-    read: 'user',
-    ownership: { field: 'owner' },
-    ...shownWhole,
-  } as unknown as Topic;
+  const notes = { list: 'user', read: 'user' } as const;
   const { changes } = notesLog(0);
   const { logger } = keptLogger();
   let checks = 0;
-  const subscriptions = createSubscriptions({
-    topics: new Map([['notes', notes]]),
-    authenticators: [],
+  const subscriptions = notesSubscriptions(
+    notes,
     logger,
-    changes,
     // The database is down: each check fails after its timeout (here 30 ms).
-    callerOf: () => {
+    () => {
       checks++;
       return new Promise((_, failed) => setTimeout(() => failed(new Error('timeout')), 30));
     },
-  });
+    changes,
+  );
   const { socket, sent } = socketOf('ada');
   try {
     subscriptions.subscribe(
@@ -242,24 +240,13 @@ it('the tail tells of changes that went from the log before it read them; seqs a
 });
 
 it('a replay that cannot read the log ends its subscription with a 503, and leaves no empty subscriber behind', async () => {
-  const notes = {
-    list: 'public',
-    read: 'public',
-    ownership: { field: 'owner' },
-    ...shownWhole,
-  } as unknown as Topic;
+  const notes = { list: 'public', read: 'public' } as const;
   const { changes } = notesLog(5);
   changes.read = async () => {
     throw new Error('the database went away');
   };
   const { logger, lines } = keptLogger();
-  const subscriptions = createSubscriptions({
-    topics: new Map([['notes', notes]]),
-    authenticators: [],
-    logger,
-    changes,
-    callerOf: async () => undefined,
-  });
+  const subscriptions = notesSubscriptions(notes, logger, async () => undefined, changes);
   const { socket, sent } = socketOf('reader');
   try {
     subscriptions.subscribe(socket, 'notes', undefined, 5, 2); // a resume from 2, the log at 5
