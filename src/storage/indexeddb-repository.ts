@@ -29,7 +29,10 @@ export interface Store {
    * IndexedDB transaction; with a change, appends it to the log in the same
    * one, and answers its seq.
    */
-  write(change: { add?: Row; put?: Row; removed?: string }, logged?: ChangeEntry): Promise<number | undefined>;
+  write(
+    change: { add?: Row; put?: Row; removed?: string },
+    logged?: ChangeEntry,
+  ): Promise<number | undefined>;
 }
 
 /**
