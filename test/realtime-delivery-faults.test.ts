@@ -66,6 +66,8 @@ const shownWhole = {
   shown: (record: Record<string, unknown>) => record,
 } as unknown as Pick<Topic, 'presentTo' | 'seesAll' | 'shown'>;
 const ada: Caller = { id: 'ada', admin: false, via: 'accounts' } as Caller;
+/** Ada, whose session has just expired (a refresh renews it): her next event waits on a check. */
+const expired = (): Caller => ({ ...ada, expiresAt: new Date(Date.now() - 1).toISOString() });
 
 /** The subscriptions of one topic, `notes`, with the rules given. */
 const notesSubscriptions = (
@@ -134,13 +136,7 @@ it('an event waiting on a check of its caller that fails ends the subscription w
   const { socket, sent } = socketOf('ada');
   const settle = () => new Promise((done) => setTimeout(done, 20));
   try {
-    // A session that has just expired (a refresh renews it): the next event waits on a check.
-    subscriptions.subscribe(
-      socket,
-      'notes',
-      { ...ada, expiresAt: new Date(Date.now() - 1).toISOString() },
-      10,
-    );
+    subscriptions.subscribe(socket, 'notes', expired(), 10);
     subscriptions.deliver({ topic: 'notes', action: 'created', record: { id: 'n11' }, seq: 11 });
     await settle();
     // Not sent unchecked, nor dropped in silence: the subscription ends, saying to subscribe again.
@@ -177,12 +173,7 @@ it('a subscriber ended by a failed check costs that one check, not one more per 
   );
   const { socket, sent } = socketOf('ada');
   try {
-    subscriptions.subscribe(
-      socket,
-      'notes',
-      { ...ada, expiresAt: new Date(Date.now() - 1).toISOString() },
-      10,
-    );
+    subscriptions.subscribe(socket, 'notes', expired(), 10);
     // A busy topic: 20 events come while the first check waits.
     for (let seq = 11; seq <= 30; seq++)
       subscriptions.deliver({ topic: 'notes', action: 'created', record: { id: `n${seq}` }, seq });
