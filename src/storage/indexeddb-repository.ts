@@ -187,41 +187,45 @@ export function repositoryOver(
     ...meta,
   });
   /**
-   * Outside a transaction, a write and its change in one IndexedDB
-   * transaction (under the write lock): both or neither, also when the page
-   * is closed in the middle.
+   * The three writes, each under the lock, each answering the record as
+   * stored (before a delete). With `meta` (outside a transaction) the write
+   * appends its change in the same IndexedDB transaction (both or neither,
+   * also when the page is closed in the middle) and answers its seq; inside
+   * one, it says how to undo it.
    */
+  const insertOne = (given: Row, meta?: WriteMeta) =>
+    guard(() =>
+      lock(async () => {
+        const row = rowOfNew(given);
+        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta));
+        undo?.push(() => remove(row.id));
+        return { record: { ...row }, seq: seq! };
+      }),
+    );
+  const updateOne = (id: string, patch: Record<string, unknown>, meta?: WriteMeta) =>
+    guard(() =>
+      lock(async () => {
+        const existing = await current(id);
+        if (!existing) return undefined;
+        const row = patched(existing, patch);
+        const seq = await store.write({ put: row }, meta && changeOf('updated', row, meta));
+        undo?.push(() => put(existing));
+        return { record: { ...row }, seq: seq! };
+      }),
+    );
+  const deleteOne = (id: string, meta?: WriteMeta) =>
+    guard(() =>
+      lock(async () => {
+        const existing = await current(id);
+        if (!existing) return undefined;
+        const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta));
+        undo?.push(() => put(existing));
+        return { record: { ...existing }, seq: seq! };
+      }),
+    );
   const logged: LoggedWrites | undefined = undo
     ? undefined
-    : {
-        insert: (given, meta) =>
-          guard(() =>
-            lock(async () => {
-              const row = rowOfNew(given);
-              const seq = await store.write({ add: row }, changeOf('created', row, meta));
-              return { record: { ...row }, seq: seq! };
-            }),
-          ),
-        update: (id, patch, meta) =>
-          guard(() =>
-            lock(async () => {
-              const existing = await current(id);
-              if (!existing) return undefined;
-              const row = patched(existing, patch);
-              const seq = await store.write({ put: row }, changeOf('updated', row, meta));
-              return { record: { ...row }, seq: seq! };
-            }),
-          ),
-        delete: (id, meta) =>
-          guard(() =>
-            lock(async () => {
-              const existing = await current(id);
-              if (!existing) return undefined;
-              const seq = await store.write({ removed: id }, changeOf('deleted', existing, meta));
-              return { record: { ...existing }, seq: seq! };
-            }),
-          ),
-      };
+    : { insert: insertOne, update: updateOne, delete: deleteOne };
   return {
     ...(logged ? { logged } : {}),
     list: (query) =>
@@ -249,35 +253,8 @@ export function repositoryOver(
         for (const row of copy.values()) if (row[field] === value) count++;
         return count;
       }),
-    insert: (given) =>
-      guard(() =>
-        lock(async () => {
-          const row = rowOfNew(given);
-          await store.write({ add: row });
-          undo?.push(() => remove(row.id));
-          return { ...row };
-        }),
-      ),
-    update: (id, patch) =>
-      guard(() =>
-        lock(async () => {
-          const existing = await current(id);
-          if (!existing) return undefined;
-          const row = patched(existing, patch);
-          await put(row);
-          undo?.push(() => put(existing));
-          return { ...row };
-        }),
-      ),
-    delete: (id) =>
-      guard(() =>
-        lock(async () => {
-          const existing = await current(id);
-          if (!existing) return false;
-          await remove(id);
-          undo?.push(() => put(existing));
-          return true;
-        }),
-      ),
+    insert: async (given) => (await insertOne(given)).record,
+    update: async (id, patch) => (await updateOne(id, patch))?.record,
+    delete: async (id) => (await deleteOne(id)) !== undefined,
   };
 }
