@@ -250,6 +250,22 @@ export function createSubscriptions(options: SubscriptionOptions) {
       (standing.caller.expiresAt !== undefined && standing.caller.expiresAt <= new Date(now).toISOString()));
 
   /**
+   * Ends one topic's subscription with a 503, which says to subscribe again
+   * with `since`. With no topic left it is no subscriber (the admin lists
+   * none): it leaves, and holds where it stood, as one that left does.
+   */
+  const endTopic = (socket: Subscriber, standing: Standing, topic: string, reason: string): void => {
+    if (standing.topics.size === 1 && standing.topics.has(topic) && standings.get(socket) === standing)
+      drop(socket);
+    else {
+      standing.topics.delete(topic);
+      standing.behind?.delete(topic);
+      removed(socket, topic);
+    }
+    socket.emit(closingEvent, { code: 503, topic, reason });
+  };
+
+  /**
    * The caller could not be checked before an event that waits on it: each topic's subscription ends with a
    * 503, which says to subscribe again with `since` (berth/client does, and retries while the check still
    * fails), so the client's resume replays the event and nothing is lost. The event is not sent unchecked,
@@ -506,16 +522,12 @@ export function createSubscriptions(options: SubscriptionOptions) {
             { socket: socket.id, topic, err: error },
             `realtime: a replay failed: ${(error as Error).message}`,
           );
-          subscribed.topics.delete(topic);
-          subscribed.behind?.delete(topic);
-          removed(socket, topic);
-          // With no topic left, it is no subscriber (the admin lists none), and holds as one that left.
-          if (subscribed.topics.size === 0 && standings.get(socket) === subscribed) drop(socket);
-          socket.emit(closingEvent, {
-            code: 503,
+          endTopic(
+            socket,
+            subscribed,
             topic,
-            reason: `the changes to ${topic} after ${since} could not be read: unsubscribed; subscribe again`,
-          });
+            `the changes to ${topic} after ${since} could not be read: unsubscribed; subscribe again`,
+          );
         }),
       );
     },
@@ -568,16 +580,12 @@ export function createSubscriptions(options: SubscriptionOptions) {
         const standing = standings.get(socket);
         const cursor = standing?.topics.get(topic);
         if (!standing || cursor === undefined || cursor >= floor) continue;
-        standing.topics.delete(topic);
-        standing.behind?.delete(topic);
-        removed(socket, topic);
-        // With no topic left, it is no subscriber (the admin lists none), and holds as one that left.
-        if (standing.topics.size === 0) drop(socket);
-        socket.emit(closingEvent, {
-          code: 503,
+        endTopic(
+          socket,
+          standing,
           topic,
-          reason: `changes of ${topic} went from the log before they were sent: unsubscribed; subscribe again with since (the seq of the last event you got)`,
-        });
+          `changes of ${topic} went from the log before they were sent: unsubscribed; subscribe again with since (the seq of the last event you got)`,
+        );
       }
     },
     /** Each subscriber and where its subscriptions stand, for the admin monitor. */
