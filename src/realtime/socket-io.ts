@@ -270,27 +270,6 @@ export function createSocketIoServer(options: SocketIoOptions) {
     options.log && options.live
       ? createLiveQueries({ topics: options.topics, ...options.live, logger })
       : undefined;
-  const tail = options.log
-    ? followLog(
-        options.log.changes,
-        options.log.head,
-        (event) => {
-          // Each on its own: a failure of one (a bug) never costs the other its event.
-          for (const deliver of [() => subscriptions.deliver(event), () => live?.deliver(event)])
-            try {
-              deliver();
-            } catch (error) {
-              logger.error(
-                { topic: event.topic, seq: event.seq, err: error },
-                `realtime: delivering change ${event.seq} of ${event.topic} failed: ${(error as Error)?.message}`,
-              );
-            }
-        },
-        logger,
-        undefined,
-        (from, to) => lostFromLog(from, to),
-      )
-    : undefined;
   /**
    * Changes after `from`, up to `to`, went from the log before the tail read
    * them (an import's cut holds for nobody): the subscriptions and live
@@ -314,6 +293,30 @@ export function createSocketIoServer(options: SocketIoOptions) {
       live?.lost(topic, floor);
     }
   };
+  /** A change to the subscriptions or the live queries: a failure of one (a bug) never costs the other its event. */
+  const deliverTo = (target: { deliver(event: ChangeEvent): void }, event: ChangeEvent): void => {
+    try {
+      target.deliver(event);
+    } catch (error) {
+      logger.error(
+        { topic: event.topic, seq: event.seq, err: error },
+        `realtime: delivering change ${event.seq} of ${event.topic} failed: ${(error as Error)?.message}`,
+      );
+    }
+  };
+  const tail = options.log
+    ? followLog(
+        options.log.changes,
+        options.log.head,
+        (event) => {
+          deliverTo(subscriptions, event);
+          if (live) deliverTo(live, event);
+        },
+        logger,
+        undefined,
+        lostFromLog,
+      )
+    : undefined;
   const requests = createTopicRequests({
     topics: options.topics,
     callerOf,
