@@ -67,24 +67,15 @@ export function socketClient(options: {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
       unavailable: (reason) => feed.problem({ topic, code: 503, reason }),
-      // A first subscribe unanswered, its events held: the next one asks from just before them.
-      unanswered: (lowestHeld) => feed.startAt(lowestHeld - 1),
-      answered(ack: SubscribeAck, lowestHeld) {
+      startBefore(lowestHeld) {
+        if (feed.last !== undefined) return false;
+        feed.startAt(lowestHeld - 1);
+        return true;
+      },
+      answered(ack: SubscribeAck) {
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
-        if (ack.resync) return feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
-        // A first subscribe, and events came before its answer that are not after it: an earlier subscribe's,
-        // answered late. It starts from just before the first of them, and asks again from there: the log
-        // replays them whole (handed over as they came, a change its subscription missed would be a gap).
-        if (
-          feed.last === undefined &&
-          lowestHeld !== undefined &&
-          ack.seq !== undefined &&
-          lowestHeld <= ack.seq
-        ) {
-          feed.startAt(lowestHeld - 1);
-          return 'again';
-        }
-        feed.startAt(ack.seq);
+        if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
+        else feed.startAt(ack.seq);
       },
     });
     const entry: Plain = {

@@ -68,20 +68,18 @@ export function keepSubscribed(
     request: () => unknown;
     /** Sent as `unsubscribe` when it stops. */
     unsubscribe: unknown;
-    /**
-     * The server's answer to the latest subscribe, but for a passing refusal; with the lowest seq of the
-     * events that came before it (held), if any. `'again'` asks again now (the held events are dropped: the
-     * next request replays them).
-     */
-    answered: (ack: SubscribeAck, lowestHeld: number | undefined) => void | 'again';
+    /** The server's answer to the latest subscribe, but for a passing refusal. */
+    answered: (ack: SubscribeAck) => void;
     /** A passing refusal (the server cannot now), in its words: the subscribe is asked again later. */
     unavailable: (reason: string) => void;
     /**
-     * A subscribe that got no answer (in time, or before the connection dropped) while events it was sent
-     * waited for one: the lowest seq among them. The server sent every event after where it started, so
-     * the next subscribe may ask from just before it, and nothing sent meanwhile is lost.
+     * Events came that no answer covers: the subscribe got none (in time, or before the connection dropped),
+     * or its answer came after events from before its seq (an earlier subscribe's, answered late). The
+     * server sent every event after where its subscription began, so a first subscription starts from just
+     * before the lowest of them, and the next subscribe asks from there: the log replays them whole, and
+     * nothing sent meanwhile is lost. Answers whether it starts there (false: it had a start already).
      */
-    unanswered?: (lowestHeld: number) => void;
+    startBefore?: (lowestHeld: number) => boolean;
   },
 ) {
   let generation = 0;
@@ -107,7 +105,7 @@ export function keepSubscribed(
       ack = await link.ask('subscribe', options.request());
     } catch {
       if (mine !== generation || stopped) return;
-      if (heldFrom !== undefined) options.unanswered?.(heldFrom);
+      if (heldFrom !== undefined) options.startBefore?.(heldFrom);
       // No answer in time, or the connection dropped: ask again while connected, else at the next connection.
       if (link.connected) void send();
       return;
@@ -121,8 +119,19 @@ export function keepSubscribed(
       return;
     }
     retryWait = retryFirst;
+    // Held events from before the answer's seq: asked again from just before them (handed over as they came,
+    // a change the earlier subscription had not sent yet would be a gap).
+    if (
+      ack.ok &&
+      !ack.resync &&
+      heldFrom !== undefined &&
+      ack.seq !== undefined &&
+      heldFrom <= ack.seq &&
+      options.startBefore?.(heldFrom)
+    )
+      return void send();
     waiting = false;
-    if (options.answered(ack, heldFrom) === 'again') return void send();
+    options.answered(ack);
     const release = held;
     held = [];
     if (!stopped) for (const handle of release) handle();
