@@ -60,6 +60,15 @@ const withAcks = (
   timeout: (milliseconds) => ({ emitWithAck: (event, value) => ack(milliseconds, event, value) }),
 });
 
+/** The seq of each book created, by title, as the socket itself receives them. */
+function seqsByTitle(socket: Socket): Map<string, number> {
+  const seqs = new Map<string, number>();
+  socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
+    seqs.set(book.title, seq),
+  );
+  return seqs;
+}
+
 function recorder() {
   const seen: string[] = [];
   const seqs: number[] = [];
@@ -291,10 +300,7 @@ describe('berth/client over socket.io', () => {
     });
     const client = createClient({ socket: lossy, ackTimeout: 600 });
     const { seen, listener } = recorder();
-    const seqs = new Map<string, number>();
-    socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
-      seqs.set(book.title, seq),
-    );
+    const seqs = seqsByTitle(socket);
     client.subscribe('books', listener);
     await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
     await createBook(server.url, 'before the answer');
@@ -334,10 +340,7 @@ describe('berth/client over socket.io', () => {
     const client = createClient({ socket: slow, ackTimeout: 400 });
     const { seen, listener } = recorder();
     client.subscribe('books', listener);
-    const seqs = new Map<string, number>();
-    socket.on('books:created', (book: { title: string }, { seq }: { seq: number }) =>
-      seqs.set(book.title, seq),
-    );
+    const seqs = seqsByTitle(socket);
     await expect.poll(() => server.realtime.monitor.report().subscribers?.[0]?.topics.length).toBe(1);
     await createBook(server.url, 'one');
     await createBook(server.url, 'two');
