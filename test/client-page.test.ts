@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer, type BrowserServer } from '../src/browser/browser-server.js';
 import { lockWaitWarnMs } from '../src/browser/page-live-queries.js';
-import { silentLogger } from '../src/core/internal.js';
+import { defineCollection, defineModule, field, importedRecord, silentLogger } from '../src/core/internal.js';
 import { createClient } from '../src/client/index.js';
 import { booksModule, books } from '../src/modules/books/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
+import { holdLogReads } from './helpers/hold-log-reads.js';
 
 async function pageServer() {
   const server = createBrowserServer({ modules: [booksModule], storage: openSqliteStorage(':memory:') });
@@ -88,6 +92,72 @@ describe('berth/client on an in-page server', () => {
     newest.close();
     client.close();
     await server.close();
+  });
+
+  it('changes another context’s load without hooks cut before this page heard them: resync and a fresh result, never a silent gap', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-page-cut-'));
+    const file = join(directory, 'data.sqlite');
+    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+    const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
+    // Two contexts on one database, as two tabs on one IndexedDB database (here an SQLite file, the same log).
+    const name = `cut-${process.pid}`;
+    const driver = openSqliteStorage(file);
+    const a = createBrowserServer({ name, modules, storage: driver });
+    await a.ready; // one migrates the file, then the other finds it done
+    const b = createBrowserServer({ name, modules, storage: openSqliteStorage(file) });
+    await b.ready;
+    const write = async (server: BrowserServer, title: string) =>
+      expect(
+        (
+          await server.fetch('/books', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ title, author: 'Cut' }),
+          })
+        ).status,
+      ).toBe(201);
+    const client = createClient({ server: a });
+    const created: string[] = [];
+    const resyncs: string[][] = [];
+    const order: string[] = [];
+    a.lost.subscribe(({ topic }) => void order.push(`lost ${topic}`));
+    a.events.subscribe((event) => void order.push(`${event.topic} ${event.action}`));
+    client.subscribe<typeof books>('books', {
+      created: (book) => void created.push(book.title),
+      // The books as they are now, of this test's author (the module seeds others).
+      resync: ({ records }) =>
+        void resyncs.push(
+          (records ?? [])
+            .filter((book) => book.author === 'Cut')
+            .map((book) => book.title)
+            .sort(),
+        ),
+    });
+    const latest = client.live<typeof books>('books', 'author=Cut&sort=title');
+    await latest.ready;
+    await write(a, 'first');
+    await expect.poll(() => created).toEqual(['first']);
+
+    // A reads the log no further for a moment (B's word to read it is on its way).
+    const open = holdLogReads(driver.changes!);
+    // B writes a book, then loads notes without hooks, which cuts the log past that book.
+    await write(b, 'on b');
+    await b.storage.load(notes, async (add) => {
+      await add(importedRecord(notes, { title: 'loaded' }));
+    });
+    open();
+    // Never a silent gap: the subscription is told resync, with the books as they are now; the query reads again.
+    await expect.poll(() => resyncs, { timeout: 10_000 }).toEqual([['first', 'on b']]);
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['first', 'on b']);
+    // And goes on: B's next book comes after the word that books lost changes.
+    await write(b, 'after');
+    await expect.poll(() => created, { timeout: 10_000 }).toEqual(['first', 'after']);
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['after', 'first', 'on b']);
+    // Notes lost changes too: their records went in with none.
+    expect(order).toEqual(['books created', 'lost books', 'lost notes', 'books created']);
+    client.close();
+    await Promise.all([a.close(), b.close()]);
+    rmSync(directory, { recursive: true, force: true });
   });
 
   it('a query the server refuses rejects ready and reaches the error handler', async () => {

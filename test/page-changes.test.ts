@@ -39,6 +39,7 @@ async function twoContexts(name: string) {
       writes,
       logger: silentLogger,
       ready: Promise.resolve(),
+      topics: ['notes'],
     });
     cleanups.push(async () => {
       followed.close();

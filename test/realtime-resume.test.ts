@@ -15,6 +15,7 @@ import {
   reconnectingSocket,
   startRealtimeServer,
 } from './helpers/realtime-server.js';
+import { holdLogReads } from './helpers/hold-log-reads.js';
 
 type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
 
@@ -390,14 +391,7 @@ describe('resuming a subscription with since', () => {
     await expect.poll(() => created).toEqual(['first']);
 
     // A reads the log no further for a moment (it has no Redis to poke it; its poll would come).
-    const changes = a.storage.changes!;
-    const read = changes.read.bind(changes);
-    let open!: () => void;
-    const gate = new Promise<void>((done) => (open = done));
-    changes.read = (async (after: number, limit: number) => {
-      await gate;
-      return read(after, limit);
-    }) as typeof changes.read;
+    const open = holdLogReads(a.storage.changes!);
     // B writes a book, then an import without hooks into notes cuts the log past it.
     await adminWrite(b.url, 'POST', '/books', { title: 'on b', author: 'Cut' });
     await b.storage.load(notes, async (add) => {

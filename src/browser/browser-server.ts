@@ -20,7 +20,7 @@ import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
-import { followPageChanges } from './page-changes.js';
+import { followPageChanges, type LostChanges } from './page-changes.js';
 import { createPageLiveQueries } from './page-live-queries.js';
 import { pageRequest } from './page-request.js';
 
@@ -61,6 +61,15 @@ export interface BrowserServer {
    * another tab's and the Service Worker's on the same database too, for the page to follow.
    */
   events: EventBus;
+  /**
+   * Hears each topic that lost changes from the log before `events` could
+   * carry them (another tab's or the Service Worker's `storage.load` without
+   * hooks cuts the log, and the cut waits for nobody): `{ topic, floor }`,
+   * the topic's last change that went, before any later event. Whoever
+   * follows `events` reads the topic again; `berth/client` does it by
+   * itself (a subscription's `resync`, a live query's result read again).
+   */
+  lost: LostChanges;
   /**
    * A live query of `GET /<topic>?<query>` (filters, sort, a limit up to 100; no paging), kept as the Node
    * server keeps one: its result at a seq, then (from a later task) what enters, changes within and leaves it,
@@ -133,8 +142,9 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     writes,
     logger: options.logger ?? silentLogger,
     ready: migrating,
+    topics: app.collections.map(({ name }) => name),
   });
-  const { events } = changes;
+  const { events, lost } = changes;
   // Ready once the page follows the log too: a listener from then on hears every change, other contexts' too.
   const ready = migrating.then(() => changes.following);
   const live = createPageLiveQueries({
@@ -142,6 +152,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     collections: app.collections,
     storage,
     events,
+    lost,
     logger: options.logger ?? silentLogger,
     ready,
   });
@@ -187,6 +198,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   return {
     storage,
     events,
+    lost,
     ready,
     live: live.live,
     async close() {

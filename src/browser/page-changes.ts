@@ -8,8 +8,21 @@
  * context over a BroadcastChannel makes it read what it has not seen. Every
  * context says that word after its writes (the channel carries no change,
  * only that one happened).
+ *
+ * Changes can go from the log before the page read them: another context's
+ * load without hooks cuts the log, and the cut holds for nobody. The page
+ * then says which topics lost one (`lost`), before any later change: never
+ * a silent gap.
  */
-import { EventBus, followLog, type LogTail, type Logger, type Storage } from '../core/internal.js';
+import {
+  EventBus,
+  followLog,
+  topicsLost,
+  type LogTail,
+  type Logger,
+  type LostTopic,
+  type Storage,
+} from '../core/internal.js';
 
 /** How often a page that follows the log reads it besides: the bound on a word that was lost. */
 const pollMs = 5000;
@@ -23,10 +36,18 @@ export interface PageChangesOptions {
   logger: Logger;
   /** Settles once storage is migrated. */
   ready: Promise<void>;
+  /** The topics whose changes the log keeps (the collections'): those `lost` may name. */
+  topics: readonly string[];
+}
+
+/** Hears each topic that lost changes from the log before the page heard them, with its last change that went. */
+export interface LostChanges {
+  subscribe(listener: (lost: { topic: string; floor: number }) => void): () => void;
 }
 
 export function followPageChanges(options: PageChangesOptions): {
   events: EventBus;
+  lost: LostChanges;
   following: Promise<void>;
   close(): void;
 } {
@@ -48,7 +69,14 @@ export function followPageChanges(options: PageChangesOptions): {
       .then(async () => {
         const { head } = await changes.bounds();
         if (closed) return;
-        tail = followLog(changes, Math.max(head, passed), (event) => events.publish(event), logger, pollMs);
+        tail = followLog(
+          changes,
+          Math.max(head, passed),
+          (event) => events.publish(event),
+          logger,
+          pollMs,
+          lostFromLog,
+        );
       })
       .catch((error: unknown) =>
         // Storage that cannot be used now: this context's own events go on as they come; the next change or
@@ -61,6 +89,23 @@ export function followPageChanges(options: PageChangesOptions): {
       .finally(() => (starting = undefined));
   };
   const events = new EventBus();
+  const lostListeners = new Set<(lost: LostTopic) => void>();
+  /** Changes after `from`, up to `to`, went before the tail read them: each topic that lost one is told, in turn. */
+  const lostFromLog = async (from: number, to: number): Promise<void> => {
+    for (const lost of await topicsLost(changes!, options.topics, from, to)) {
+      logger.warn(
+        { topic: lost.topic, from, to },
+        `changes of ${lost.topic} went from the page's log before the page heard them (up to ${to}): its subscribers read it again`,
+      );
+      for (const listener of [...lostListeners]) {
+        try {
+          listener(lost);
+        } catch {
+          // A failing listener never keeps the others, or the changes after, from being heard.
+        }
+      }
+    }
+  };
   start();
   /** Settles once the first start is done (following, or failed and waiting for the next change). */
   const following = starting ?? Promise.resolve();
@@ -99,9 +144,16 @@ export function followPageChanges(options: PageChangesOptions): {
 
   return {
     events,
+    lost: {
+      subscribe(listener) {
+        lostListeners.add(listener);
+        return () => lostListeners.delete(listener);
+      },
+    },
     following,
     close() {
       closed = true;
+      lostListeners.clear();
       unsubscribe();
       tail?.stop();
       channel?.removeEventListener('message', heard);

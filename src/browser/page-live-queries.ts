@@ -21,12 +21,15 @@ import {
   type Topic,
   type Transaction,
 } from '../core/internal.js';
+import type { LostChanges } from './page-changes.js';
 
 export interface PageLiveOptions {
   topics: ReadonlyMap<string, Topic>;
   collections: readonly CollectionDefinition[];
   storage: Storage;
   events: EventBus;
+  /** Topics that lost changes before `events` carried them: their live queries are read again. */
+  lost: LostChanges;
   logger: Logger;
   /** Settles once storage is migrated. */
   ready: Promise<void>;
@@ -82,7 +85,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   let counter = 0;
   /** The seq of the last change event (or the log's head before any): where a result read now stands. */
   let head = 0;
-  let unfollow: (() => void) | undefined;
+  let unfollow: Array<() => void> | undefined;
   let following: Promise<void> | undefined;
   let closed = false;
   const hear = (event: ChangeEvent): void => {
@@ -93,7 +96,11 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   const follow = async (): Promise<void> => {
     await options.ready;
     if (closed) return;
-    unfollow = events.subscribe(hear);
+    // A query read before changes of its topic went ends with a 503: its caller asks for it again (a fresh read).
+    unfollow = [
+      events.subscribe(hear),
+      options.lost.subscribe(({ topic, floor }) => engine.lost(topic, floor)),
+    ];
     const bounds = await storage.changes?.bounds().catch(() => undefined);
     head = Math.max(head, bounds?.head ?? 0);
   };
@@ -161,7 +168,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
     close(): void {
       closed = true;
       for (const end of [...open]) end();
-      unfollow?.();
+      unfollow?.forEach((off) => off());
       unfollow = undefined;
     },
   };

@@ -164,6 +164,10 @@ export interface PageServer {
   events: { subscribe(listener: (event: PageChangeEvent) => void): () => unknown };
   /** A live query: its result at a seq, then its events. */
   live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
+  /** Topics that lost changes before `events` carried them: their subscriptions are told `resync`. */
+  lost?: { subscribe(listener: (lost: { topic: string; floor: number }) => void): () => unknown };
+  /** Its routes: a resync reads the collection again through them and hands it over. */
+  fetch?: FetchPath;
 }
 
 export type ClientOptions =

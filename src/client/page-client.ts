@@ -7,6 +7,7 @@ import type {
   SubscriptionHandlers,
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
+import { readCollection } from './read-collection.js';
 import { refusalOf, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
@@ -21,17 +22,28 @@ type Live = { entry: LiveEntry<ClientRecord>; end(): void };
 export function pageClient(server: PageServer): Client {
   const feeds = new Map<string, TopicFeed<ClientRecord>>();
   const lives = new Map<string, Live>();
-  let unfollow: (() => unknown) | undefined;
+  let unfollow: Array<() => unknown> | undefined;
 
   const onEvent = (event: PageChangeEvent): void => {
     feeds.get(event.topic)?.change(event.action, event.record as ClientRecord, event.seq);
   };
+  /** Changes of a topic up to `floor` went before the server's events carried them: its subscribers resync. */
+  const onLost = ({ topic, floor }: { topic: string; floor: number }): void => {
+    const { fetch } = server;
+    feeds
+      .get(topic)
+      ?.resync(
+        floor,
+        `changes of ${topic} went from the log before this page heard them (records loaded without hooks): read ${topic} again`,
+        fetch ? () => readCollection<ClientRecord>(fetch, topic) : undefined,
+      );
+  };
   const follow = (): void => {
-    unfollow ??= server.events.subscribe(onEvent);
+    unfollow ??= [server.events.subscribe(onEvent), ...(server.lost ? [server.lost.subscribe(onLost)] : [])];
   };
   const unfollowWhenIdle = (): void => {
     if (feeds.size) return;
-    unfollow?.();
+    unfollow?.forEach((off) => off());
     unfollow = undefined;
   };
 
@@ -54,21 +66,26 @@ export function pageClient(server: PageServer): Client {
       },
     };
     lives.set(key, live);
-    server
-      .live(topic, query, {
-        event: (action, record, { seq, more }) =>
-          entry.apply(action, record as ClientRecord, seq, more === true),
-        error: ({ reason, code }) => fail(reason, code),
-      })
-      .then(
-        (answer) => {
-          if (ended) return answer.ok && answer.close();
-          if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
-          closeOnServer = answer.close;
-          entry.snapshot(answer.items as ClientRecord[], answer.seq);
-        },
-        (error: unknown) => fail((error as Error)?.message ?? String(error)),
-      );
+    const start = (): void => {
+      server
+        .live(topic, query, {
+          event: (action, record, { seq, more }) =>
+            entry.apply(action, record as ClientRecord, seq, more === true),
+          // 503: the server could not go on (changes of its topic went before they were applied) and ended it;
+          // it is asked for again, and its fresh result replaces this one.
+          error: ({ reason, code }) => (code === 503 && !ended ? start() : fail(reason, code)),
+        })
+        .then(
+          (answer) => {
+            if (ended) return answer.ok && answer.close();
+            if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
+            closeOnServer = answer.close;
+            entry.snapshot(answer.items as ClientRecord[], answer.seq);
+          },
+          (error: unknown) => fail((error as Error)?.message ?? String(error)),
+        );
+    };
+    start();
     return live;
   };
 

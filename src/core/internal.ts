@@ -9,7 +9,7 @@
 export * from './index.js';
 export { extendApp, type AppHooks, type RegisteredRoute, type Topic } from './app.js';
 export { respond } from './dispatch.js';
-export { followLog, type LogTail } from './log-tail.js';
+export { followLog, topicsLost, type LogTail, type LostTopic } from './log-tail.js';
 export { collectionFloor, collectionFloorsStale, floorRows, type FloorMarks } from './change-log.js';
 export { setTestRuntime, type TestRuntime, type TestInstance } from './test-client.js';
 export { generateOpenApi, openApiPath } from './openapi.js';

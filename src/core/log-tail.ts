@@ -140,3 +140,32 @@ export function followLog(
     },
   };
 }
+
+/** A topic that lost changes from the log before they were handed on: its last change that went. */
+export interface LostTopic {
+  topic: string;
+  floor: number;
+}
+
+/**
+ * Of `topics`, those that lost a change after `from` (the changes up to
+ * `to` went unread: `followLog`'s `onGap`), each with its floor: its last
+ * change that went (the log's where the driver keeps none per collection,
+ * or cannot answer). A topic whose floor is at or below `from` lost none.
+ */
+export async function topicsLost(
+  changes: ChangeLogDriver,
+  topics: Iterable<string>,
+  from: number,
+  to: number,
+): Promise<LostTopic[]> {
+  const lost: LostTopic[] = [];
+  for (const topic of new Set(topics)) {
+    const floor = await changes.bounds(topic).then(
+      ({ floor }) => floor,
+      () => to,
+    );
+    if (floor > from) lost.push({ topic, floor });
+  }
+  return lost;
+}

@@ -24,6 +24,7 @@ import {
   tokenIn,
   createLiveQueries,
   followLog,
+  topicsLost,
 } from '../core/internal.js';
 import { Conversation, type ConversationHooks } from './answer-in-order.js';
 import { MessageRate, type ConnectionLimiter } from './limits.js';
@@ -277,14 +278,8 @@ export function createSocketIoServer(options: SocketIoOptions) {
    * be told resync. Never a silent gap.
    */
   const lostFromLog = async (from: number, to: number): Promise<void> => {
-    const changes = options.log!.changes;
-    for (const topic of new Set([...subscriptions.topics(), ...(live?.topics() ?? [])])) {
-      // The topic's last change that went (the log's floor where the driver keeps none per collection).
-      const floor = await changes.bounds(topic).then(
-        ({ floor }) => floor,
-        () => to,
-      );
-      if (floor <= from) continue;
+    const topics = [...subscriptions.topics(), ...(live?.topics() ?? [])];
+    for (const { topic, floor } of await topicsLost(options.log!.changes, topics, from, to)) {
       logger.warn(
         { topic, from, to },
         `realtime: changes of ${topic} went from the log before they were delivered (up to ${to}); its subscribers are told to subscribe again`,

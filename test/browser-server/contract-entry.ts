@@ -10,10 +10,13 @@ import {
   defineCollection,
   defineModule,
   field,
+  importedRecord,
   type Row,
 } from '../../src/core/internal.js';
+import { createClient } from '../../src/client/index.js';
 import { openIndexedDbStorage } from '../../src/storage/indexeddb.js';
 import { contractCollections, gadgets, storageContractCases } from '../helpers/storage-contract.js';
+import { holdLogReads } from '../helpers/hold-log-reads.js';
 
 chai.use(JestExtend);
 chai.use(JestChaiExpect);
@@ -88,11 +91,8 @@ function thingsServer(name: string) {
       }),
     },
   });
-  const server = createBrowserServer({
-    modules: [module],
-    name,
-    storage: openIndexedDbStorage(name, options()),
-  });
+  const driver = openIndexedDbStorage(name, options());
+  const server = createBrowserServer({ modules: [module], name, storage: driver });
   const post = (title: string) =>
     server.fetch('/things', {
       method: 'POST',
@@ -112,7 +112,7 @@ function thingsServer(name: string) {
     for (const item of answer.items as Array<{ id: string; title: string }>) result.set(item.id, item.title);
     return answer;
   };
-  return { server, post, release, inFlight, result, live };
+  return { server, driver, things, post, release, inFlight, result, live };
 }
 const titlesOf = (answer: { ok: boolean; items?: unknown[] }) =>
   (answer.items as Array<{ title: string }>).map((item) => item.title);
@@ -249,6 +249,55 @@ cases.push({
     chai.expect(reader.version()).to.be.an('object').and.not.equal(written);
     await writer.storage.close();
     await reader.storage.close();
+  },
+});
+
+cases.push({
+  name: 'IndexedDB: changes another context’s load without hooks cut before this page read them: berth/client resyncs its subscription and reads its live query again',
+  test: async () => {
+    const name = `contract-cut-${mode}-${Date.now()}`;
+    const [here, there] = [thingsServer(name), thingsServer(name)];
+    await here.server.ready;
+    await there.server.ready;
+    const client = createClient({ server: here.server });
+    const created: string[] = [];
+    const resyncs: string[][] = [];
+    client.subscribe('things', {
+      created: (thing) => void created.push(String(thing.title)),
+      resync: ({ records }) => void resyncs.push((records ?? []).map((thing) => String(thing.title)).sort()),
+    });
+    const sorted = client.live('things', 'sort=title');
+    await sorted.ready;
+    const titles = () => sorted.items.map((thing) => String(thing.title));
+    const until = async (done: () => boolean, what: string) => {
+      const end = performance.now() + 5000;
+      while (!done() && performance.now() < end) await pause(10);
+      if (!done())
+        throw new Error(
+          `${what}: not seen in 5 s (created ${created}, resyncs ${JSON.stringify(resyncs)}, result ${titles()})`,
+        );
+    };
+    chai.expect((await here.post('first')).status).to.equal(201);
+    await until(() => created.length === 1, 'the first thing');
+    // This page reads its log no further for a moment (the other context's word to read it is on its way).
+    const open = holdLogReads(here.driver.changes!);
+    chai.expect((await there.post('there')).status).to.equal(201);
+    await there.server.storage.load(there.things, async (add) => {
+      await add(importedRecord(there.things, { title: 'loaded' }));
+    });
+    open();
+    // Never a silent gap: the subscription hears resync with the things as they are; the result is read again.
+    await until(() => resyncs.length === 1, 'the resync');
+    chai.expect(resyncs).to.deep.equal([['first', 'loaded', 'there']]);
+    await until(() => titles().length === 3, 'the result read again');
+    chai.expect(titles()).to.deep.equal(['first', 'loaded', 'there']);
+    chai.expect((await there.post('after')).status).to.equal(201);
+    await until(() => created.length === 2 && titles().length === 4, 'the thing after');
+    chai.expect(created).to.deep.equal(['first', 'after']);
+    chai.expect(titles()).to.deep.equal(['after', 'first', 'loaded', 'there']);
+    client.close();
+    await here.server.close();
+    await there.server.close();
   },
 });
 

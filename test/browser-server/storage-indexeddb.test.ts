@@ -65,6 +65,7 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
         'IndexedDB: a page’s live query asked while another context’s transaction is in flight never holds a record it undoes',
         'IndexedDB: a page’s live query read again while a transaction is in flight never holds a record it undoes',
         'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
+        'IndexedDB: changes another context’s load without hooks cut before this page read them: berth/client resyncs its subscription and reads its live query again',
         'IndexedDB: an indexed condition with 2,500 matches and an unindexed one, few or many passing both: every page and total exact',
       ]);
       expect(results.filter((result) => !result.ok)).toEqual([]);
