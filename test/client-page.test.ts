@@ -160,6 +160,104 @@ describe('berth/client on an in-page server', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
+  it('a lost word that comes while a live query reads its result: it is read again, not failed', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-page-cut-'));
+    const file = join(directory, 'data.sqlite');
+    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+    const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
+    const name = `cut-read-${process.pid}`;
+    const driver = openSqliteStorage(file);
+    const a = createBrowserServer({ name, modules, storage: driver });
+    await a.ready;
+    const b = createBrowserServer({ name, modules, storage: openSqliteStorage(file) });
+    await b.ready;
+    const write = async (server: BrowserServer, title: string) =>
+      expect(
+        (
+          await server.fetch('/books', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ title, author: 'Cut' }),
+          })
+        ).status,
+      ).toBe(201);
+    // The page's live queries follow the changes already (another query opened before).
+    const warm = createClient({ server: a }).live('notes');
+    await warm.ready;
+    await write(a, 'first');
+    const lost: string[] = [];
+    a.lost.subscribe(({ topic }) => void lost.push(topic));
+
+    const open = holdLogReads(driver.changes!);
+    await write(b, 'on b');
+    await b.storage.load(notes, async (add) => {
+      await add(importedRecord(notes, { title: 'loaded' }));
+    });
+    // A's next transaction (the live query's read) waits until the lost word was said.
+    const storage = a.storage as { transaction: (...args: unknown[]) => Promise<unknown> };
+    const transaction = storage.transaction.bind(storage);
+    let release!: () => void;
+    const gate = new Promise<void>((done) => (release = done));
+    let held = false;
+    // Transactions one after another (as IndexedDB's lock would): the first, held, answers first.
+    let previous: Promise<unknown> = Promise.resolve();
+    storage.transaction = (...args: unknown[]) => {
+      const first = !held;
+      held = true;
+      const run = previous.then(async () => {
+        if (first) await gate;
+        return transaction(...args);
+      });
+      previous = run.catch(() => {});
+      return run;
+    };
+    const client = createClient({ server: a });
+    const errors: string[] = [];
+    const latest = client.live<typeof books>('books', 'author=Cut&sort=title', {
+      error: (problem) => void errors.push(problem.reason),
+    });
+    await expect.poll(() => held).toBe(true);
+    open();
+    await expect.poll(() => lost, { timeout: 10_000 }).toContain('books');
+    release();
+    await expect(latest.ready).resolves.toBeUndefined();
+    expect(errors).toEqual([]);
+    await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['first', 'on b']);
+    await new Promise((done) => setTimeout(done, 100));
+    // The query goes on: a later book enters its result, and no error was said.
+    await write(b, 'after');
+    await new Promise((done) => setTimeout(done, 300));
+    expect({ errors, titles: latest.items.map((book) => book.title) }).toEqual({
+      errors: [],
+      titles: ['after', 'first', 'on b'],
+    });
+    client.close();
+    await Promise.all([a.close(), b.close()]);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('a load without hooks in this page: its subscribers hear resync at once, not at the next poll of the log', async () => {
+    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+    const server = createBrowserServer({
+      name: `load-${process.pid}`,
+      modules: [defineModule({ name: 'notes', collections: [notes] })],
+      storage: openSqliteStorage(':memory:'),
+    });
+    await server.ready;
+    const client = createClient({ server });
+    const resyncs: string[][] = [];
+    client.subscribe('notes', {
+      resync: ({ records }) => void resyncs.push((records ?? []).map((note) => String(note.title))),
+    });
+    await server.storage.load(notes, async (add) => {
+      await add(importedRecord(notes, { title: 'loaded' }));
+    });
+    // The page reads its log every 5 s besides: well within that, the load said so itself.
+    await expect.poll(() => resyncs, { timeout: 2_000 }).toEqual([['loaded']]);
+    client.close();
+    await server.close();
+  });
+
   it('a query the server refuses rejects ready and reaches the error handler', async () => {
     const { server } = await pageServer();
     const client = createClient({ server });

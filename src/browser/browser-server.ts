@@ -145,6 +145,11 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     topics: app.collections.map(({ name }) => name),
   });
   const { events, lost } = changes;
+  // A load without hooks writes no change, and cuts the log: the page, and the other contexts, read it at once
+  // (and find which topics lost changes), not at their next poll.
+  const load = storage.load.bind(storage);
+  storage.load = (collection, work, loadOptions) =>
+    load(collection, work, loadOptions).finally(() => changes.changed());
   // Ready once the page follows the log too: a listener from then on hears every change, other contexts' too.
   const ready = migrating.then(() => changes.following);
   const live = createPageLiveQueries({

@@ -49,6 +49,12 @@ export function followPageChanges(options: PageChangesOptions): {
   events: EventBus;
   lost: LostChanges;
   following: Promise<void>;
+  /**
+   * This context wrote without change events (a load without hooks, which
+   * cuts the log): it reads the log at once, and tells the other contexts
+   * to, as after a write.
+   */
+  changed(): void;
   close(): void;
 } {
   const { storage, writes, logger } = options;
@@ -100,8 +106,12 @@ export function followPageChanges(options: PageChangesOptions): {
       for (const listener of [...lostListeners]) {
         try {
           listener(lost);
-        } catch {
+        } catch (error) {
           // A failing listener never keeps the others, or the changes after, from being heard.
+          logger.error(
+            { topic: lost.topic, err: error },
+            `a listener of the page's lost changes threw: ${(error as Error)?.message ?? error}`,
+          );
         }
       }
     }
@@ -144,6 +154,10 @@ export function followPageChanges(options: PageChangesOptions): {
 
   return {
     events,
+    changed() {
+      heard();
+      if (channel && !closed) channel.postMessage('changed');
+    },
     lost: {
       subscribe(listener) {
         lostListeners.add(listener);

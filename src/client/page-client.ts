@@ -66,23 +66,27 @@ export function pageClient(server: PageServer): Client {
       },
     };
     lives.set(key, live);
+    let attempt = 0;
     const start = (): void => {
+      const mine = ++attempt;
+      const stale = (): boolean => mine !== attempt;
       server
         .live(topic, query, {
           event: (action, record, { seq, more }) =>
-            entry.apply(action, record as ClientRecord, seq, more === true),
+            stale() ? undefined : entry.apply(action, record as ClientRecord, seq, more === true),
           // 503: the server could not go on (changes of its topic went before they were applied) and ended it;
           // it is asked for again, and its fresh result replaces this one.
-          error: ({ reason, code }) => (code === 503 && !ended ? start() : fail(reason, code)),
+          error: ({ reason, code }) =>
+            stale() ? undefined : code === 503 && !ended ? start() : fail(reason, code),
         })
         .then(
           (answer) => {
-            if (ended) return answer.ok && answer.close();
+            if (ended || stale()) return answer.ok && answer.close();
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
             entry.snapshot(answer.items as ClientRecord[], answer.seq);
           },
-          (error: unknown) => fail((error as Error)?.message ?? String(error)),
+          (error: unknown) => (stale() ? undefined : fail((error as Error)?.message ?? String(error))),
         );
     };
     start();
