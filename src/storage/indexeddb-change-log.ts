@@ -9,6 +9,7 @@ import {
   type FloorMarks,
   type LoggedChange,
 } from '../core/internal.js';
+import { journal, journalStoreNames, stepsLeft } from './indexeddb-journal.js';
 
 /**
  * The stores of the log, as Dexie declares them. The floor's store keeps
@@ -29,24 +30,28 @@ type Lock = <R>(work: () => Promise<R>) => Promise<R>;
 
 /**
  * Appends a change inside a transaction (which holds the write lock), and
- * says how to undo it if the transaction fails. Writers take the lock one
- * at a time, across the page and its Service Worker, so seqs are drawn in
- * the order transactions end; an undone change leaves a gap, never a step
- * back (IndexedDB's key generator never goes down).
+ * journals how to take it back, in one IndexedDB transaction. Writers take
+ * the lock one at a time, across the page and its Service Worker, so seqs
+ * are drawn in the order transactions end; a change taken back leaves a
+ * gap, never a step back (IndexedDB's key generator never goes down).
  */
-export async function appendChange(
-  database: () => Dexie,
-  entry: ChangeEntry,
-  undo: Array<() => Promise<unknown>>,
-): Promise<number> {
-  const table = database().table('berth_changes');
-  const seq = (await table.add({ ...entry, at: new Date().toISOString() })) as number;
-  undo.push(() => table.delete(seq));
-  return seq;
+export async function appendChange(database: () => Dexie, entry: ChangeEntry): Promise<number> {
+  const db = database();
+  return db.transaction('rw', [changeLogStore, ...journalStoreNames], async () => {
+    const seq = (await db.table(changeLogStore).add({ ...entry, at: new Date().toISOString() })) as number;
+    await journal(db, { change: seq });
+    return seq;
+  });
 }
 
-/** Reads, bounds and trims the log; each under the write lock, so no transaction's change is seen before it ends. */
-export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLogDriver {
+/**
+ * Reads, bounds and trims the log; each under the write lock, so no
+ * transaction's change is seen before it ends. `readLock` is the lock for
+ * `read` (the busiest): it runs the read again once the steps of a
+ * transaction that never ended are taken back, which the read looks for in
+ * its own IndexedDB transaction (`noStepsLeft`).
+ */
+export function indexedDbChangeLog(database: () => Dexie, lock: Lock, readLock: Lock): ChangeLogDriver {
   const changes = () => database().table<LoggedChange, number>('berth_changes');
   const floors = () => database().table<FloorRow, number | string>('berth_change_floor');
   const floorOf = async (id: number | string = floorRows.log): Promise<number | undefined> =>
@@ -90,7 +95,24 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock): ChangeLog
     });
   return {
     collectionFloors: true,
-    read: (after, limit) => lock(() => changes().where('seq').above(after).limit(limit).toArray()),
+    read: (after, limit) =>
+      readLock(async () => {
+        const db = database();
+        // Closed when another context opened a new version of the database: Dexie opens it again.
+        if (!db.isOpen()) await db.open();
+        // IndexedDB's own transaction, the check and the read asked together: one round trip, as a plain read.
+        return new Promise<LoggedChange[]>((resolve, reject) => {
+          const transaction = db.backendDB().transaction([changeLogStore, ...journalStoreNames], 'readonly');
+          const left = transaction.objectStore(journalStoreNames[0]!).count();
+          const found = transaction
+            .objectStore(changeLogStore)
+            .getAll(IDBKeyRange.lowerBound(after, true), limit);
+          transaction.oncomplete = () =>
+            left.result > 0 ? reject(stepsLeft) : resolve(found.result as LoggedChange[]);
+          transaction.onerror = () => reject(transaction.error);
+          transaction.onabort = () => reject(transaction.error);
+        });
+      }),
     readBefore: (before, limit, collection) =>
       lock(() => {
         const newest = changes().where('seq').below(before).reverse();

@@ -11,6 +11,7 @@ import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
 import { changeLogStore } from './indexeddb-change-log.js';
+import { journal, journalStoreNames, noStepsLeft, withNoStepsLeft } from './indexeddb-journal.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -27,12 +28,20 @@ export interface Store {
   /**
    * Writes a record (and its text index entry) or deletes one, in one
    * IndexedDB transaction; with a change, appends it to the log in the same
-   * one, and answers its seq.
+   * one, and answers its seq. With `before` (a step of a transaction: the
+   * record as it was, null when there was none), journals how to take it
+   * back in the same one too; without, it first makes sure no step of a
+   * transaction that never ended is left (`noStepsLeft`, which throws).
    */
   write(
     change: { add?: Row; put?: Row; removed?: string },
     logged?: ChangeEntry,
+    before?: Row | null,
   ): Promise<number | undefined>;
+  /** Its records changed other than by `write` (a transaction taken back): the copy goes, here and in other contexts. */
+  changed(): void;
+  /** Throws as `noStepsLeft` does, in an IndexedDB transaction of its own: for a write that found nothing to write. */
+  noStepsLeft(): Promise<void>;
 }
 
 /**
@@ -101,14 +110,38 @@ export function createStore(
     },
     inOrder: () => inOrder,
     version: () => (cache ? version : undefined),
-    async write({ add, put, removed }, logged) {
+    changed() {
+      drop();
+      channel?.postMessage('changed');
+    },
+    noStepsLeft() {
+      const db = database();
+      return db.transaction('r', journalStoreNames, () => noStepsLeft(db));
+    },
+    async write({ add, put, removed }, logged, before) {
       const db = database();
       const table = db.table(name);
       const search = searchable.length ? db.table(searchStoreOf(name)) : undefined;
       const log = logged ? db.table(changeLogStore) : undefined;
       const row = add ?? put;
       let seq: number | undefined;
-      await db.transaction('rw', [table, ...(search ? [search] : []), ...(log ? [log] : [])], async () => {
+      const scope = [table, ...(search ? [search] : []), ...(log ? [log] : []), ...journalStoreNames];
+      await db.transaction('rw', scope, async () => {
+        // Asked beside the write (one round trip), awaited at the end: in a step of a transaction, how to take it
+        // back; outside one, whether a transaction that never ended left steps (then all is given up). A step
+        // holds the lock its transaction holds: nothing of another's is left then.
+        const aside =
+          before === undefined
+            ? noStepsLeft(db)
+            : journal(db, {
+                collection: name,
+                id: (row?.id ?? removed)!,
+                before: before && storedOf(keyed, before),
+                ...(search
+                  ? { search: { store: search.name, before: before && searchEntryOf(searchable, before) } }
+                  : {}),
+              });
+        aside.catch(() => {}); // awaited below
         if (row) {
           await (add ? table.add(storedOf(keyed, row)) : table.put(storedOf(keyed, row)));
           await search?.put(searchEntryOf(searchable, row));
@@ -118,6 +151,7 @@ export function createStore(
           await search?.delete(removed);
         }
         if (log) seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
+        await aside;
       });
       if (cache) {
         if (row) cache.set(row.id, row);
@@ -132,12 +166,19 @@ export function createStore(
   };
 }
 
-/** Reads and writes on one store; `undo` (inside a transaction) collects how to take each write back. */
+/** A transaction's own state, shared by its repositories: whether a step of it journaled anything yet. */
+export interface TransactionSteps {
+  wrote: boolean;
+}
+
+/** Reads and writes on one store; in a `transaction`, each write is a step of it, journaled to be taken back. */
 export function repositoryOver(
   store: Store,
   lock: <R>(work: () => Promise<R>) => Promise<R>,
-  undo: Array<() => Promise<unknown>> | undefined,
+  transaction: TransactionSteps | undefined,
   failed: (error: unknown) => never,
+  /** Takes back the steps of a transaction that never ended (outside a transaction, under the lock). */
+  takeBack: () => Promise<void>,
 ): DriverRepository {
   const { collection } = store;
   const fields = Object.keys(collection.fields);
@@ -166,8 +207,12 @@ export function repositoryOver(
     const copy = await store.copy();
     return copy ? copy.get(id) : store.indexed.get(id);
   };
-  const put = (row: Row): Promise<unknown> => store.write({ put: row });
-  const remove = (id: string): Promise<unknown> => store.write({ removed: id });
+  /** What a step journals: the record as it was (null for none), in a transaction; nothing outside one. */
+  const journaled = (before: Row | null): Row | null | undefined => {
+    if (!transaction) return undefined;
+    transaction.wrote = true;
+    return before;
+  };
   /** A new record's row: its keys in the SQL drivers' column order. */
   const rowOfNew = (given: Row): Row => {
     const row = { id: given.id } as Row;
@@ -186,44 +231,57 @@ export function repositoryOver(
     record: collection.present({ ...row } as never),
     ...meta,
   });
+  /** A write outside a transaction, under the lock: done again once steps a transaction left are taken back. */
+  const locked = <R>(work: () => Promise<R>): Promise<R> =>
+    lock(() => (transaction ? work() : withNoStepsLeft(work, takeBack)));
+  /** No record to write: so it is, unless a transaction that never ended took it (then it is done again, once it is back). */
+  const notFound = async (): Promise<undefined> => {
+    if (!transaction) await store.noStepsLeft();
+    return undefined;
+  };
   /**
    * The three writes, each under the lock, each answering the record as
    * stored (before a delete). With `meta` (outside a transaction) the write
    * appends its change in the same IndexedDB transaction (both or neither,
    * also when the page is closed in the middle) and answers its seq; inside
-   * one, it says how to undo it.
+   * one, it journals how to take it back, in the same IndexedDB transaction.
    */
   const insertOne = (given: Row, meta?: WriteMeta) =>
     guard(() =>
-      lock(async () => {
+      locked(async () => {
         const row = rowOfNew(given);
-        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta));
-        undo?.push(() => remove(row.id));
+        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), journaled(null));
         return { record: { ...row }, seq: seq! };
       }),
     );
   const updateOne = (id: string, patch: Record<string, unknown>, meta?: WriteMeta) =>
     guard(() =>
-      lock(async () => {
+      locked(async () => {
         const existing = await current(id);
-        if (!existing) return undefined;
+        if (!existing) return notFound();
         const row = patched(existing, patch);
-        const seq = await store.write({ put: row }, meta && changeOf('updated', row, meta));
-        undo?.push(() => put(existing));
+        const seq = await store.write(
+          { put: row },
+          meta && changeOf('updated', row, meta),
+          journaled(existing),
+        );
         return { record: { ...row }, seq: seq! };
       }),
     );
   const deleteOne = (id: string, meta?: WriteMeta) =>
     guard(() =>
-      lock(async () => {
+      locked(async () => {
         const existing = await current(id);
-        if (!existing) return undefined;
-        const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta));
-        undo?.push(() => put(existing));
+        if (!existing) return notFound();
+        const seq = await store.write(
+          { removed: id },
+          meta && changeOf('deleted', existing, meta),
+          journaled(existing),
+        );
         return { record: { ...existing }, seq: seq! };
       }),
     );
-  const logged: LoggedWrites | undefined = undo
+  const logged: LoggedWrites | undefined = transaction
     ? undefined
     : { insert: insertOne, update: updateOne, delete: deleteOne };
   return {

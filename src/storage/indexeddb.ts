@@ -7,9 +7,10 @@ import {
   type StorageDriver,
 } from '../core/internal.js';
 import { migrateCollection, type Migrated } from './indexeddb-migrate.js';
-import { createStore, repositoryOver, type Store } from './indexeddb-repository.js';
+import { createStore, repositoryOver, type Store, type TransactionSteps } from './indexeddb-repository.js';
 import { schemaOf, searchStoreOf } from './indexeddb-schema.js';
-import { appendChange, changeLogStores, indexedDbChangeLog } from './indexeddb-change-log.js';
+import { appendChange, changeLogStore, changeLogStores, indexedDbChangeLog } from './indexeddb-change-log.js';
+import { clearJournal, journalLeft, journalStores, rollBack, withNoStepsLeft } from './indexeddb-journal.js';
 
 /** What each collection was at its last migration (`Migrated`): to report the fields added since, and check only what changed. */
 const metaTable = 'berth_collections';
@@ -50,12 +51,18 @@ function storageError(collection: string, error: unknown): unknown {
   return error;
 }
 
-/** The schema line of an object store as it exists (`&` unique, `*` multiEntry). */
+/** The schema line of an object store as it exists (`++` auto-incremented, `&` unique, `*` multiEntry). */
 const schemaLine = (schema: Table['schema']): string =>
   [
-    schema.primKey.name,
+    schema.primKey.src,
     ...schema.indexes.map((index) => `${index.unique ? '&' : ''}${index.multi ? '*' : ''}${index.name}`),
   ].join(', ');
+
+/** A schema line with its indexes in one order: Dexie lists a store's indexes in its own. */
+const inOneOrder = (line: string): string => {
+  const [key, ...indexes] = line.split(', ');
+  return [key, ...indexes.sort()].join(', ');
+};
 
 /** What the database holds now: its version, each store's schema line, and the fields last migrated. */
 async function readInstalled(name: string) {
@@ -120,8 +127,9 @@ export interface IndexedDbOptions {
  * at the next Dexie schema version (stores it does not know are kept).
  * Queries have the semantics of the SQL drivers; the storage contract suite
  * runs here too. Writes take one lock (across the page and its Service
- * Worker where the Web Locks API exists); a transaction holds it and undoes
- * its writes when it fails. When IndexedDB is missing or fails, every
+ * Worker where the Web Locks API exists); a transaction holds it, journals
+ * each write with how to take it back, and takes them back when it fails or
+ * its page ends in the middle (`indexeddb-journal`). When IndexedDB is missing or fails, every
  * request that needs it answers 503 with the reason; over quota, writes
  * answer 507.
  *
@@ -130,10 +138,12 @@ export interface IndexedDbOptions {
  */
 export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions = {}): StorageDriver {
   const copyUpTo = options.copyUpTo ?? defaultCopyUpTo;
+  /** The BroadcastChannel that tells other contexts a collection's records changed (their copies go). */
+  const channelOf = (collection: string): string => `berth-indexeddb:${name}:${collection}`;
   let db: Dexie | undefined;
   let failure: BerthError | undefined;
   let stores = new Map<string, Store>();
-  const lock = writeLock(name);
+  const held = writeLock(name);
   const database = (): Dexie => {
     if (db) return db;
     if (failure) throw new BerthError(failure.code, failure.message, { cause: failure });
@@ -142,19 +152,44 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
   const storeOf = (collection: CollectionDefinition): Store => {
     let store = stores.get(collection.name);
     if (!store) {
-      store = createStore(database, collection, `berth-indexeddb:${name}:${collection.name}`, copyUpTo);
+      store = createStore(database, collection, channelOf(collection.name), copyUpTo);
       stores.set(collection.name, store);
     }
     return store;
   };
+  /** Takes back what the journal holds (under the lock), and drops the copies of the records it put back. */
+  const takeBack = async (): Promise<void> => {
+    for (const collection of await rollBack(database(), changeLogStore)) {
+      const store = stores.get(collection);
+      if (store) store.changed();
+      else if (typeof BroadcastChannel === 'function') {
+        const channel = new BroadcastChannel(channelOf(collection));
+        channel.postMessage('changed');
+        channel.close();
+      }
+    }
+  };
+  /**
+   * The write lock. Whoever takes it first takes back a transaction whose
+   * page ended in the middle (the journal is empty otherwise): before any
+   * write, and before any read of the log, which would hand on its changes.
+   * The busiest (a write outside a transaction, a read of the log's changes)
+   * take `held` and look in their own IndexedDB transaction instead.
+   */
+  const lock = <R>(work: () => Promise<R>): Promise<R> =>
+    held(async () => {
+      if (db && (await journalLeft(db))) await takeBack();
+      return work();
+    });
   const failed =
     (collection: CollectionDefinition) =>
     (error: unknown): never => {
       throw storageError(collection.name, error);
     };
-  /** Writes outside a transaction take the lock one by one. */
+  /** Writes outside a transaction take the lock one by one, and look at the journal in their own IndexedDB transaction. */
   const outside: DriverScope = {
-    repository: (collection) => repositoryOver(storeOf(collection), lock, undefined, failed(collection)),
+    repository: (collection) =>
+      repositoryOver(storeOf(collection), held, undefined, failed(collection), takeBack),
   };
 
   return {
@@ -163,18 +198,26 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
     repository: (collection) => outside.repository(collection),
     transaction: (work) =>
       lock(async () => {
-        const undo: Array<() => Promise<unknown>> = [];
+        const steps: TransactionSteps = { wrote: false };
         const inside: DriverScope = {
           repository: (collection) =>
-            repositoryOver(storeOf(collection), (step) => step(), undo, failed(collection)),
-          appendChange: (entry) => appendChange(database, entry, undo),
+            repositoryOver(storeOf(collection), (step) => step(), steps, failed(collection), takeBack),
+          appendChange: (entry) => {
+            steps.wrote = true;
+            return appendChange(database, entry);
+          },
         };
+        let result: Awaited<ReturnType<typeof work>>;
         try {
-          return await work(inside);
+          result = await work(inside);
         } catch (error) {
-          for (const step of undo.reverse()) await step().catch(() => {});
+          // Taken back whole, or (the page ending meanwhile) by whoever takes the lock next.
+          await takeBack().catch(() => {});
           throw error;
         }
+        // The moment it is whole: its journal goes (a transaction that only read wrote none).
+        if (steps.wrote) await clearJournal(database());
+        return result;
       }),
     async migrate(collections, onStep = () => {}) {
       const created: string[] = [];
@@ -190,12 +233,15 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         const installed = await readInstalled(name);
         const wanted: Record<string, string> = Object.fromEntries(installed.stores);
         wanted[metaTable] = 'name';
-        Object.assign(wanted, changeLogStores);
+        Object.assign(wanted, changeLogStores, journalStores);
         for (const collection of collections) {
           wanted[collection.name] = schemaOf(collection);
           if (collection.searchable.length) wanted[searchStoreOf(collection.name)] = 'id, *t';
         }
-        const changed = Object.entries(wanted).some(([table, line]) => installed.stores.get(table) !== line);
+        // The same stores and indexes open at the same version: a new one closes every other context's connection.
+        const changed = Object.entries(wanted).some(
+          ([table, line]) => inOneOrder(installed.stores.get(table) ?? '') !== inOneOrder(line),
+        );
         const next = new Dexie(name);
         next.version(changed ? installed.version + 1 : Math.max(installed.version, 1)).stores(wanted);
         await next.open();
@@ -207,6 +253,8 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
           if (!before) created.push(collection.name);
           await migrateCollection(next, metaTable, collection, before, onStep);
         }
+        // A transaction whose page ended in the middle is taken back before the first read.
+        await lock(async () => {});
       } catch (error) {
         if (error instanceof MigrationError) throw error;
         const translated = storageError('storage', error);
@@ -227,7 +275,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       }
       return { created };
     },
-    changes: indexedDbChangeLog(database, lock),
+    changes: indexedDbChangeLog(database, lock, (read) => held(() => withNoStepsLeft(read, takeBack))),
     async close() {
       db?.close();
       db = undefined;

@@ -301,6 +301,35 @@ cases.push({
   },
 });
 
+cases.push({
+  name: 'IndexedDB: opening the database again with the same collections keeps its version, and another context’s connection open',
+  test: async () => {
+    const name = `contract-reopen-${mode}-${Date.now()}`;
+    const open = async () => {
+      const storage = createDataStore(openIndexedDbStorage(name, options()), {
+        collections: contractCollections,
+      });
+      await storage.migrate(contractCollections);
+      return storage;
+    };
+    const versionOf = () =>
+      new Promise<number>((done, fail) => {
+        const request = indexedDB.open(name);
+        request.onsuccess = () => {
+          done(request.result.version);
+          request.result.close();
+        };
+        request.onerror = () => fail(request.error);
+      });
+    const first = await open();
+    const version = await versionOf();
+    await open();
+    // A new version would have closed the first context's connection (a tab's, when another opens).
+    chai.expect(await versionOf()).to.equal(version);
+    chai.expect(await first.changes!.read(0, 10)).to.be.an('array');
+  },
+});
+
 // Conditions that each match more than 2,000 records (an indexed one, an unindexed one): answered exactly
 // whether the few records passing both are read and sorted, or the order's index is walked.
 cases.push({

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { build } from 'vite';
 import { afterAll } from 'vitest';
 import { launchChromium } from '../browser/helpers/chromium.js';
-import { berthBin, startBinary, tempDir } from '../helpers/processes.js';
+import { berthBin, repoRoot, startBinary, tempDir } from '../helpers/processes.js';
 
 /**
  * One Chromium for the test file, launched by the first test that asks for
@@ -68,4 +71,37 @@ export const call = (page: Page, path: string, init: Call = {}, via: 'in-page' |
 /** Waits until the playground's Service Worker controls the page. */
 export async function waitForServiceWorker(page: Page): Promise<void> {
   await page.locator('#sw-state', { hasText: 'controlling this page' }).waitFor({ timeout: 15_000 });
+}
+
+/** A test entry of test/browser-server (`name.ts`), bundled by Vite into one ES module's text. */
+export async function bundleEntry(name: string): Promise<string> {
+  const out = tempDir();
+  await build({
+    logLevel: 'silent',
+    configFile: false,
+    build: {
+      outDir: out,
+      lib: {
+        entry: join(repoRoot, 'test', 'browser-server', `${name}.ts`),
+        formats: ['es'],
+        fileName: () => `${name}.js`,
+      },
+      minify: false,
+    },
+  });
+  return readFileSync(join(out, `${name}.js`), 'utf8');
+}
+
+/** Where `serveEntry` serves a bundle: a real http origin, so a page has IndexedDB, and a secure one (localhost), so it has the Web Locks API. */
+export const entryOrigin = 'http://localhost:9';
+
+/** Serves a bundle (`bundleEntry`) at `entryOrigin`, from memory: a page there loads it as a module. */
+export async function serveEntry(target: Page | BrowserContext, body: string): Promise<void> {
+  await target.route(`${entryOrigin}/**`, (route) =>
+    route.fulfill(
+      route.request().url().endsWith('.js')
+        ? { contentType: 'text/javascript', body }
+        : { contentType: 'text/html', body: '<script type="module" src="/entry.js"></script>' },
+    ),
+  );
 }

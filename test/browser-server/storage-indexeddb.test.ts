@@ -1,10 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { build } from 'vite';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, tempDir } from '../helpers/processes.js';
 import { storageContractCases } from '../helpers/storage-contract.js';
-import { useChromium } from './helpers.js';
+import { bundleEntry, entryOrigin, serveEntry, useChromium } from './helpers.js';
 
 const browser = useChromium();
 
@@ -18,41 +14,17 @@ function contractCaseNames(): string[] {
 }
 
 describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
-  let script: string | undefined;
-  const bundle = async (): Promise<string> => {
-    if (script) return script;
-    const out = tempDir();
-    await build({
-      logLevel: 'silent',
-      configFile: false,
-      build: {
-        outDir: out,
-        lib: {
-          entry: join(repoRoot, 'test', 'browser-server', 'contract-entry.ts'),
-          formats: ['es'],
-          fileName: () => 'contract.js',
-        },
-        minify: false,
-      },
-    });
-    return (script = readFileSync(join(out, 'contract.js'), 'utf8'));
-  };
+  let script: Promise<string> | undefined;
+  const bundle = (): Promise<string> => (script ??= bundleEntry('contract-entry'));
 
   // Small: collections read from their in-memory copy; large: through IndexedDB's indexes (copyUpTo 0).
   for (const mode of ['small', 'large'] as const) {
     it(`every case of the contract suite passes against IndexedDB (${mode} collections)`, async () => {
       const body = await bundle();
       const page = await (await browser()).newPage();
-      // A real http origin, so the page has IndexedDB, and a secure one (localhost), so it has the Web Locks API that
-      // serialises writes across contexts; the content comes from memory.
-      await page.route('http://localhost:9/**', (route) =>
-        route.fulfill(
-          route.request().url().endsWith('.js')
-            ? { contentType: 'text/javascript', body }
-            : { contentType: 'text/html', body: '<script type="module" src="/contract.js"></script>' },
-        ),
-      );
-      await page.goto('http://localhost:9/');
+      // Its content from memory, at an origin with IndexedDB and the Web Locks API that serialises writes across contexts.
+      await serveEntry(page, body);
+      await page.goto(entryOrigin);
       await page.waitForFunction(() => 'runContract' in window);
       const results = (await page.evaluate(
         (as) => (window as unknown as { runContract: (as: string) => Promise<unknown> }).runContract(as),
@@ -66,6 +38,7 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
         'IndexedDB: a page’s live query read again while a transaction is in flight never holds a record it undoes',
         'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
         'IndexedDB: changes another context’s load without hooks cut before this page read them: berth/client resyncs its subscription and reads its live query again',
+        'IndexedDB: opening the database again with the same collections keeps its version, and another context’s connection open',
         'IndexedDB: an indexed condition with 2,500 matches and an unindexed one, few or many passing both: every page and total exact',
       ]);
       expect(results.filter((result) => !result.ok)).toEqual([]);
