@@ -9,7 +9,7 @@ import {
   type FloorMarks,
   type LoggedChange,
 } from '../core/internal.js';
-import { journal, journalStoreNames, stepsLeft } from './indexeddb-journal.js';
+import { journalStoreNames, stepsLeft, type Journal } from './indexeddb-journal.js';
 
 /**
  * The stores of the log, as Dexie declares them. The floor's store keeps
@@ -35,11 +35,15 @@ type Lock = <R>(work: () => Promise<R>) => Promise<R>;
  * are drawn in the order transactions end; a change taken back leaves a
  * gap, never a step back (IndexedDB's key generator never goes down).
  */
-export async function appendChange(database: () => Dexie, entry: ChangeEntry): Promise<number> {
+export async function appendChange(
+  database: () => Dexie,
+  entry: ChangeEntry,
+  journal: Journal,
+): Promise<number> {
   const db = database();
   return db.transaction('rw', [changeLogStore, ...journalStoreNames], async () => {
     const seq = (await db.table(changeLogStore).add({ ...entry, at: new Date().toISOString() })) as number;
-    await journal(db, { change: seq });
+    await journal.note(db, { change: seq });
     return seq;
   });
 }
@@ -51,7 +55,12 @@ export async function appendChange(database: () => Dexie, entry: ChangeEntry): P
  * transaction that never ended are taken back, which the read looks for in
  * its own IndexedDB transaction (`noStepsLeft`).
  */
-export function indexedDbChangeLog(database: () => Dexie, lock: Lock, readLock: Lock): ChangeLogDriver {
+export function indexedDbChangeLog(
+  database: () => Dexie,
+  lock: Lock,
+  readLock: Lock,
+  journal: Journal,
+): ChangeLogDriver {
   const changes = () => database().table<LoggedChange, number>('berth_changes');
   const floors = () => database().table<FloorRow, number | string>('berth_change_floor');
   const floorOf = async (id: number | string = floorRows.log): Promise<number | undefined> =>
@@ -103,12 +112,12 @@ export function indexedDbChangeLog(database: () => Dexie, lock: Lock, readLock: 
         // IndexedDB's own transaction, the check and the read asked together: one round trip, as a plain read.
         return new Promise<LoggedChange[]>((resolve, reject) => {
           const transaction = db.backendDB().transaction([changeLogStore, ...journalStoreNames], 'readonly');
-          const left = transaction.objectStore(journalStoreNames[0]!).count();
+          const left = journal.shared ? transaction.objectStore(journalStoreNames[0]!).count() : undefined;
           const found = transaction
             .objectStore(changeLogStore)
             .getAll(IDBKeyRange.lowerBound(after, true), limit);
           transaction.oncomplete = () =>
-            left.result > 0 ? reject(stepsLeft) : resolve(found.result as LoggedChange[]);
+            left && left.result > 0 ? reject(stepsLeft) : resolve(found.result as LoggedChange[]);
           transaction.onerror = () => reject(transaction.error);
           transaction.onabort = () => reject(transaction.error);
         });

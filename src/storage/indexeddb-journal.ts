@@ -14,10 +14,10 @@
  * back before anything else. A change in the log is read only under the
  * lock, so such a transaction's changes are never delivered.
  */
-import type { Dexie } from 'dexie';
+import type { Collection, Dexie } from 'dexie';
 
-/** The journal's store, as Dexie declares it: its entries in the order the steps were written. */
-export const journalStores = { berth_undo: '++n' } as const;
+/** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context. */
+export const journalStores = { berth_undo: '++n, owner' } as const;
 const journalStore = 'berth_undo' satisfies keyof typeof journalStores;
 
 /** How one step is taken back: a record put back as it was (deleted when it was not there), or a change dropped. */
@@ -35,35 +35,103 @@ export type JournalEntry =
 /** The stores a step writes its entry to, besides its own: added to its IndexedDB transaction. */
 export const journalStoreNames = [journalStore];
 
-/** Writes a step's entry; inside the step's own IndexedDB transaction (which lists `journalStoreNames`). */
-export function journal(db: Dexie, entry: JournalEntry): Promise<unknown> {
-  return db.table(journalStore).add(entry);
-}
-
-/** The transaction ended: its journal goes (the moment it is whole). */
-export function clearJournal(db: Dexie): Promise<void> {
-  return db.table(journalStore).clear();
-}
-
-/** Whether the journal holds steps: a transaction that failed, or never ended. */
-export async function journalLeft(db: Dexie): Promise<boolean> {
-  return (await db.table(journalStore).count()) > 0;
-}
-
-/** What `noStepsLeft` (or a check of one's own) throws: the journal held steps, so the IndexedDB transaction it ran in is given up. */
+/** What a check inside an IndexedDB transaction throws: the journal held steps, so that transaction is given up. */
 export const stepsLeft = new Error('the journal holds steps of a transaction that did not end');
 
-/**
- * The check the busiest reads and writes make inside their own IndexedDB
- * transaction (which lists `journalStoreNames`), instead of one of their
- * own: throws, giving that transaction up, when the journal holds steps.
- */
-export async function noStepsLeft(db: Dexie): Promise<void> {
-  if ((await db.table(journalStore).count()) > 0) throw stepsLeft;
+/** One context's view of the journal (see `createJournal`). */
+export interface Journal {
+  /**
+   * Whether steps another context left are taken back: only where the write
+   * lock is every context's (the Web Locks API). Without it (an insecure
+   * origin), another context's steps may be those of a transaction still
+   * running, and only this context's own are taken back.
+   */
+  readonly shared: boolean;
+  /** Writes a step's entry, inside the step's own IndexedDB transaction (which lists `journalStoreNames`). */
+  note(db: Dexie, entry: JournalEntry): Promise<unknown>;
+  /** The transaction ended: its steps go (the moment it is whole). */
+  clear(db: Dexie): Promise<unknown>;
+  /** Whether steps are left to take back: a transaction that failed, or never ended. */
+  left(db: Dexie): Promise<boolean>;
+  /**
+   * The check the busiest reads and writes make inside their own IndexedDB
+   * transaction (which lists `journalStoreNames`), instead of one of their
+   * own: throws `stepsLeft`, giving that transaction up, when steps are left.
+   */
+  noStepsLeft(db: Dexie): Promise<void>;
+  /**
+   * Takes back the steps left, newest first, and drops them, in one
+   * IndexedDB transaction (all or nothing: a page closed in the middle
+   * leaves them for the next one); under the write lock. Answers the
+   * collections whose records it put back (their in-memory copies are stale).
+   */
+  rollBack(db: Dexie): Promise<string[]>;
 }
 
 /**
- * Runs `attempt` (an IndexedDB transaction that calls `noStepsLeft` first),
+ * The journal as `owner` (this context) uses it; `changeStore` is the
+ * change log's store, `shared` whether the write lock is every context's.
+ */
+export function createJournal(owner: string, changeStore: string, shared: boolean): Journal {
+  /** The entries this context takes back: every one where the journal is shared, else its own. */
+  const mine = (db: Dexie): Collection =>
+    shared ? db.table(journalStore).toCollection() : db.table(journalStore).where('owner').equals(owner);
+  const left = async (db: Dexie): Promise<boolean> => (await mine(db).count()) > 0;
+  return {
+    shared,
+    note: (db, entry) => db.table(journalStore).add({ ...entry, owner }),
+    clear: (db) => (shared ? db.table(journalStore).clear() : mine(db).delete()),
+    left,
+    async noStepsLeft(db) {
+      if (shared && (await left(db))) throw stepsLeft;
+    },
+    async rollBack(dexie) {
+      // Stores another context created since this one opened are not declared here: a Dexie of whatever exists.
+      const declared = new Set(dexie.tables.map((table) => table.name));
+      const missing = [...dexie.backendDB().objectStoreNames].some((store) => !declared.has(store));
+      const db = missing ? new (dexie.constructor as typeof Dexie)(dexie.name) : dexie;
+      try {
+        if (missing) await db.open();
+        return await rollBackIn(db);
+      } finally {
+        if (missing) db.close();
+      }
+    },
+  };
+
+  async function rollBackIn(db: Dexie): Promise<string[]> {
+    const entries = (await mine(db).toArray()) as Array<JournalEntry & { n: number }>;
+    if (!entries.length) return [];
+    const collections = new Set<string>();
+    const stores = new Set<string>([journalStore]);
+    for (const entry of entries) {
+      if ('change' in entry) stores.add(changeStore);
+      else {
+        collections.add(entry.collection);
+        stores.add(entry.collection);
+        if (entry.search) stores.add(entry.search.store);
+      }
+    }
+    await db.transaction('rw', [...stores], async () => {
+      for (const entry of entries.sort((a, b) => b.n - a.n)) {
+        if ('change' in entry) await db.table(changeStore).delete(entry.change);
+        else {
+          const { collection, id, before, search } = entry;
+          await (before ? db.table(collection).put(before) : db.table(collection).delete(id));
+          if (search)
+            await (search.before
+              ? db.table(search.store).put(search.before)
+              : db.table(search.store).delete(id));
+        }
+      }
+      await db.table(journalStore).bulkDelete(entries.map(({ n }) => n));
+    });
+    return [...collections];
+  }
+}
+
+/**
+ * Runs `attempt` (an IndexedDB transaction that calls `noStepsLeft`),
  * under the write lock; when it found steps left, takes them back and runs
  * it again.
  */
@@ -79,40 +147,4 @@ export async function withNoStepsLeft<R>(
       await takeBack();
     }
   }
-}
-
-/**
- * Takes back every step the journal holds, newest first, and clears it, in
- * one IndexedDB transaction (all or nothing: a page closed in the middle
- * leaves the journal for the next one); under the write lock. Answers the
- * collections whose records it put back (their in-memory copies are stale).
- * `changeStore` is the change log's store.
- */
-export async function rollBack(db: Dexie, changeStore: string): Promise<string[]> {
-  const entries = (await db.table(journalStore).toArray()) as JournalEntry[];
-  if (!entries.length) return [];
-  const collections = new Set<string>();
-  const stores = new Set<string>([journalStore]);
-  for (const entry of entries) {
-    if ('change' in entry) stores.add(changeStore);
-    else {
-      collections.add(entry.collection);
-      stores.add(entry.collection);
-      if (entry.search) stores.add(entry.search.store);
-    }
-  }
-  await db.transaction('rw', [...stores], async () => {
-    for (const entry of entries.reverse()) {
-      if ('change' in entry) {
-        await db.table(changeStore).delete(entry.change);
-        continue;
-      }
-      const { collection, id, before, search } = entry;
-      await (before ? db.table(collection).put(before) : db.table(collection).delete(id));
-      if (search)
-        await (search.before ? db.table(search.store).put(search.before) : db.table(search.store).delete(id));
-    }
-    await db.table(journalStore).clear();
-  });
-  return [...collections];
 }

@@ -11,7 +11,7 @@ import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
 import { changeLogStore } from './indexeddb-change-log.js';
-import { journal, journalStoreNames, noStepsLeft, withNoStepsLeft } from './indexeddb-journal.js';
+import { journalStoreNames, withNoStepsLeft, type Journal } from './indexeddb-journal.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -28,15 +28,15 @@ export interface Store {
   /**
    * Writes a record (and its text index entry) or deletes one, in one
    * IndexedDB transaction; with a change, appends it to the log in the same
-   * one, and answers its seq. With `before` (a step of a transaction: the
-   * record as it was, null when there was none), journals how to take it
-   * back in the same one too; without, it first makes sure no step of a
-   * transaction that never ended is left (`noStepsLeft`, which throws).
+   * one, and answers its seq. `step` (of a transaction): journals how to
+   * take it back (the record as stored before, read in the same one) in
+   * the same one too; outside a transaction, it makes sure no step of one
+   * that never ended is left (`noStepsLeft`, which throws).
    */
   write(
     change: { add?: Row; put?: Row; removed?: string },
     logged?: ChangeEntry,
-    before?: Row | null,
+    step?: boolean,
   ): Promise<number | undefined>;
   /** Its records changed other than by `write` (a transaction taken back): the copy goes, here and in other contexts. */
   changed(): void;
@@ -58,6 +58,7 @@ export function createStore(
   collection: CollectionDefinition,
   channelName: string,
   copyUpTo: number,
+  journal: Journal,
 ): Store {
   const name = collection.name;
   const fields = Object.keys(collection.fields);
@@ -116,9 +117,9 @@ export function createStore(
     },
     noStepsLeft() {
       const db = database();
-      return db.transaction('r', journalStoreNames, () => noStepsLeft(db));
+      return db.transaction('r', journalStoreNames, () => journal.noStepsLeft(db));
     },
-    async write({ add, put, removed }, logged, before) {
+    async write({ add, put, removed }, logged, step = false) {
       const db = database();
       const table = db.table(name);
       const search = searchable.length ? db.table(searchStoreOf(name)) : undefined;
@@ -127,30 +128,39 @@ export function createStore(
       let seq: number | undefined;
       const scope = [table, ...(search ? [search] : []), ...(log ? [log] : []), ...journalStoreNames];
       await db.transaction('rw', scope, async () => {
-        // Asked beside the write (one round trip), awaited at the end: in a step of a transaction, how to take it
-        // back; outside one, whether a transaction that never ended left steps (then all is given up). A step
-        // holds the lock its transaction holds: nothing of another's is left then.
-        const aside =
-          before === undefined
-            ? noStepsLeft(db)
-            : journal(db, {
+        // Asked beside the write (one round trip), awaited at the end. In a step of a transaction: how to take it
+        // back, the record (and its text index entry) read before the write in the same IndexedDB transaction.
+        // Outside one: whether a transaction that never ended left steps (then all is given up). A step holds the
+        // lock its transaction holds: nothing of another's is left then.
+        const id = (row?.id ?? removed)!;
+        const aside = step
+          ? Promise.all([table.get(id), search?.get(id)]).then(([record, entry]) =>
+              journal.note(db, {
                 collection: name,
-                id: (row?.id ?? removed)!,
-                before: before && storedOf(keyed, before),
+                id,
+                before: (record as Record<string, unknown> | undefined) ?? null,
                 ...(search
-                  ? { search: { store: search.name, before: before && searchEntryOf(searchable, before) } }
+                  ? { search: { store: search.name, before: (entry as Record<string, unknown>) ?? null } }
                   : {}),
-              });
+              }),
+            )
+          : journal.noStepsLeft(db);
         aside.catch(() => {}); // awaited below
-        if (row) {
-          await (add ? table.add(storedOf(keyed, row)) : table.put(storedOf(keyed, row)));
-          await search?.put(searchEntryOf(searchable, row));
+        try {
+          if (row) {
+            await (add ? table.add(storedOf(keyed, row)) : table.put(storedOf(keyed, row)));
+            await search?.put(searchEntryOf(searchable, row));
+          }
+          if (removed !== undefined) {
+            await table.delete(removed);
+            await search?.delete(removed);
+          }
+          if (log) seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
+        } catch (error) {
+          // Asked first, so settled by now: steps left explain the failure (a unique value a dead transaction took).
+          if (!step) await aside;
+          throw error;
         }
-        if (removed !== undefined) {
-          await table.delete(removed);
-          await search?.delete(removed);
-        }
-        if (log) seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
         await aside;
       });
       if (cache) {
@@ -207,11 +217,11 @@ export function repositoryOver(
     const copy = await store.copy();
     return copy ? copy.get(id) : store.indexed.get(id);
   };
-  /** What a step journals: the record as it was (null for none), in a transaction; nothing outside one. */
-  const journaled = (before: Row | null): Row | null | undefined => {
-    if (!transaction) return undefined;
+  /** Whether a write is a step of a transaction (journaled); noted as written when it is. */
+  const isStep = (): boolean => {
+    if (!transaction) return false;
     transaction.wrote = true;
-    return before;
+    return true;
   };
   /** A new record's row: its keys in the SQL drivers' column order. */
   const rowOfNew = (given: Row): Row => {
@@ -250,7 +260,7 @@ export function repositoryOver(
     guard(() =>
       locked(async () => {
         const row = rowOfNew(given);
-        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), journaled(null));
+        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), isStep());
         return { record: { ...row }, seq: seq! };
       }),
     );
@@ -260,11 +270,7 @@ export function repositoryOver(
         const existing = await current(id);
         if (!existing) return notFound();
         const row = patched(existing, patch);
-        const seq = await store.write(
-          { put: row },
-          meta && changeOf('updated', row, meta),
-          journaled(existing),
-        );
+        const seq = await store.write({ put: row }, meta && changeOf('updated', row, meta), isStep());
         return { record: { ...row }, seq: seq! };
       }),
     );
@@ -273,11 +279,7 @@ export function repositoryOver(
       locked(async () => {
         const existing = await current(id);
         if (!existing) return notFound();
-        const seq = await store.write(
-          { removed: id },
-          meta && changeOf('deleted', existing, meta),
-          journaled(existing),
-        );
+        const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta), isStep());
         return { record: { ...existing }, seq: seq! };
       }),
     );

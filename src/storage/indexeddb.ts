@@ -10,7 +10,7 @@ import { migrateCollection, type Migrated } from './indexeddb-migrate.js';
 import { createStore, repositoryOver, type Store, type TransactionSteps } from './indexeddb-repository.js';
 import { schemaOf, searchStoreOf } from './indexeddb-schema.js';
 import { appendChange, changeLogStore, changeLogStores, indexedDbChangeLog } from './indexeddb-change-log.js';
-import { clearJournal, journalLeft, journalStores, rollBack, withNoStepsLeft } from './indexeddb-journal.js';
+import { createJournal, journalStores, withNoStepsLeft } from './indexeddb-journal.js';
 
 /** What each collection was at its last migration (`Migrated`): to report the fields added since, and check only what changed. */
 const metaTable = 'berth_collections';
@@ -88,7 +88,7 @@ async function readInstalled(name: string) {
 function writeLock(name: string) {
   let held: Promise<void> = Promise.resolve();
   const locks = typeof navigator === 'object' ? (navigator as { locks?: LockManager }).locks : undefined;
-  return <R>(work: () => Promise<R>): Promise<R> => {
+  const lock = <R>(work: () => Promise<R>): Promise<R> => {
     const run = locks ? () => locks.request(`berth-indexeddb:${name}`, work) : work;
     const result = held.then(run, run);
     held = result.then(
@@ -97,6 +97,8 @@ function writeLock(name: string) {
     );
     return result as Promise<R>;
   };
+  /** Whether the lock is every context's (the Web Locks API is there), or this context's only. */
+  return { lock, shared: locks !== undefined };
 }
 
 /**
@@ -143,7 +145,12 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
   let db: Dexie | undefined;
   let failure: BerthError | undefined;
   let stores = new Map<string, Store>();
-  const held = writeLock(name);
+  const { lock: held, shared } = writeLock(name);
+  // This context's name in the journal (`randomUUID` needs a secure origin, as the Web Locks API does).
+  const owner = Array.from(globalThis.crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join(
+    '',
+  );
+  const journal = createJournal(owner, changeLogStore, shared);
   const database = (): Dexie => {
     if (db) return db;
     if (failure) throw new BerthError(failure.code, failure.message, { cause: failure });
@@ -152,14 +159,14 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
   const storeOf = (collection: CollectionDefinition): Store => {
     let store = stores.get(collection.name);
     if (!store) {
-      store = createStore(database, collection, channelOf(collection.name), copyUpTo);
+      store = createStore(database, collection, channelOf(collection.name), copyUpTo, journal);
       stores.set(collection.name, store);
     }
     return store;
   };
   /** Takes back what the journal holds (under the lock), and drops the copies of the records it put back. */
   const takeBack = async (): Promise<void> => {
-    for (const collection of await rollBack(database(), changeLogStore)) {
+    for (const collection of await journal.rollBack(database())) {
       const store = stores.get(collection);
       if (store) store.changed();
       else if (typeof BroadcastChannel === 'function') {
@@ -178,7 +185,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
    */
   const lock = <R>(work: () => Promise<R>): Promise<R> =>
     held(async () => {
-      if (db && (await journalLeft(db))) await takeBack();
+      if (db && (await journal.left(db))) await takeBack();
       return work();
     });
   const failed =
@@ -204,7 +211,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
             repositoryOver(storeOf(collection), (step) => step(), steps, failed(collection), takeBack),
           appendChange: (entry) => {
             steps.wrote = true;
-            return appendChange(database, entry);
+            return appendChange(database, entry, journal);
           },
         };
         let result: Awaited<ReturnType<typeof work>>;
@@ -216,7 +223,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
           throw error;
         }
         // The moment it is whole: its journal goes (a transaction that only read wrote none).
-        if (steps.wrote) await clearJournal(database());
+        if (steps.wrote) await journal.clear(database());
         return result;
       }),
     async migrate(collections, onStep = () => {}) {
@@ -248,6 +255,8 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         db = next;
         failure = undefined;
 
+        // A transaction whose page ended in the middle is taken back first: its before-images have the old shape.
+        await lock(async () => {});
         for (const collection of collections) {
           const before = installed.migrated.get(collection.name);
           if (!before) created.push(collection.name);
@@ -275,7 +284,12 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       }
       return { created };
     },
-    changes: indexedDbChangeLog(database, lock, (read) => held(() => withNoStepsLeft(read, takeBack))),
+    changes: indexedDbChangeLog(
+      database,
+      lock,
+      (read) => held(() => withNoStepsLeft(read, takeBack)),
+      journal,
+    ),
     async close() {
       db?.close();
       db = undefined;

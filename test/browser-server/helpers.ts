@@ -95,9 +95,13 @@ export async function bundleEntry(name: string): Promise<string> {
 /** Where `serveEntry` serves a bundle: a real http origin, so a page has IndexedDB, and a secure one (localhost), so it has the Web Locks API. */
 export const entryOrigin = 'http://localhost:9';
 
-/** Serves a bundle (`bundleEntry`) at `entryOrigin`, from memory: a page there loads it as a module. */
-export async function serveEntry(target: Page | BrowserContext, body: string): Promise<void> {
-  await target.route(`${entryOrigin}/**`, (route) =>
+/** Serves a bundle (`bundleEntry`) at `origin` (`entryOrigin` by default), from memory: a page there loads it as a module. */
+export async function serveEntry(
+  target: Page | BrowserContext,
+  body: string,
+  origin: string = entryOrigin,
+): Promise<void> {
+  await target.route(`${origin}/**`, (route) =>
     route.fulfill(
       route.request().url().endsWith('.js')
         ? { contentType: 'text/javascript', body }
