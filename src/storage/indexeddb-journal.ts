@@ -86,6 +86,8 @@ export function createJournal(owner: string, changeStore: string, shared: boolea
       if (shared && (await left(db))) throw stepsLeft;
     },
     async rollBack(dexie) {
+      // Closed when another context opened a new version of the database: Dexie opens it again.
+      if (!dexie.isOpen()) await dexie.open();
       // Stores another context created since this one opened are not declared here: a Dexie of whatever exists.
       const declared = new Set(dexie.tables.map((table) => table.name));
       const missing = [...dexie.backendDB().objectStoreNames].some((store) => !declared.has(store));

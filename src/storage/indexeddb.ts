@@ -130,10 +130,10 @@ export interface IndexedDbOptions {
  * Queries have the semantics of the SQL drivers; the storage contract suite
  * runs here too. Writes take one lock (across the page and its Service
  * Worker where the Web Locks API exists); a transaction holds it, journals
- * each write with how to take it back, and takes them back when it fails or
- * its page ends in the middle (`indexeddb-journal`). When IndexedDB is missing or fails, every
- * request that needs it answers 503 with the reason; over quota, writes
- * answer 507.
+ * each write with how to take it back, and is taken back when it fails or
+ * its page ends in the middle (`indexeddb-journal`). When IndexedDB is
+ * missing or fails, every request that needs it answers 503 with the
+ * reason; over quota, writes answer 507.
  *
  * @example
  * const storage = createDataStore(openIndexedDbStorage('my-app'), { collections: [users] })
