@@ -44,6 +44,37 @@ function onListReads(server: BrowserServer, wrap: (list: List) => List): void {
     });
 }
 
+/**
+ * Two contexts on one database, as two tabs on one IndexedDB database (here an SQLite file, which keeps the
+ * same log), each a browser server of books and notes; `write` posts a book through one.
+ */
+async function twoPagesOnOneFile(name: string) {
+  const directory = mkdtempSync(join(tmpdir(), 'berth-page-cut-'));
+  const file = join(directory, 'data.sqlite');
+  const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
+  const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
+  const driver = openSqliteStorage(file);
+  const a = createBrowserServer({ name, modules, storage: driver });
+  await a.ready; // one migrates the file, then the other finds it done
+  const b = createBrowserServer({ name, modules, storage: openSqliteStorage(file) });
+  await b.ready;
+  const write = async (server: BrowserServer, title: string) =>
+    expect(
+      (
+        await server.fetch('/books', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ title, author: 'Cut' }),
+        })
+      ).status,
+    ).toBe(201);
+  const done = async () => {
+    await Promise.all([a.close(), b.close()]);
+    rmSync(directory, { recursive: true, force: true });
+  };
+  return { a, b, driver, notes, write, done };
+}
+
 describe('berth/client on an in-page server', () => {
   it('subscribe follows the server’s change events, with the same handlers, in seq order', async () => {
     const { server, write } = await pageServer();
@@ -95,27 +126,7 @@ describe('berth/client on an in-page server', () => {
   });
 
   it('changes another context’s load without hooks cut before this page heard them: resync and a fresh result, never a silent gap', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'berth-page-cut-'));
-    const file = join(directory, 'data.sqlite');
-    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
-    const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
-    // Two contexts on one database, as two tabs on one IndexedDB database (here an SQLite file, the same log).
-    const name = `cut-${process.pid}`;
-    const driver = openSqliteStorage(file);
-    const a = createBrowserServer({ name, modules, storage: driver });
-    await a.ready; // one migrates the file, then the other finds it done
-    const b = createBrowserServer({ name, modules, storage: openSqliteStorage(file) });
-    await b.ready;
-    const write = async (server: BrowserServer, title: string) =>
-      expect(
-        (
-          await server.fetch('/books', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ title, author: 'Cut' }),
-          })
-        ).status,
-      ).toBe(201);
+    const { a, b, driver, notes, write, done } = await twoPagesOnOneFile(`cut-${process.pid}`);
     const client = createClient({ server: a });
     const created: string[] = [];
     const resyncs: string[][] = [];
@@ -156,31 +167,11 @@ describe('berth/client on an in-page server', () => {
     // Notes lost changes too: their records went in with none.
     expect(order).toEqual(['books created', 'lost books', 'lost notes', 'books created']);
     client.close();
-    await Promise.all([a.close(), b.close()]);
-    rmSync(directory, { recursive: true, force: true });
+    await done();
   });
 
   it('a lost word that comes while a live query reads its result: it is read again, not failed', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'berth-page-cut-'));
-    const file = join(directory, 'data.sqlite');
-    const notes = defineCollection({ name: 'notes', fields: { title: field.text() } });
-    const modules = [booksModule, defineModule({ name: 'notes', collections: [notes] })];
-    const name = `cut-read-${process.pid}`;
-    const driver = openSqliteStorage(file);
-    const a = createBrowserServer({ name, modules, storage: driver });
-    await a.ready;
-    const b = createBrowserServer({ name, modules, storage: openSqliteStorage(file) });
-    await b.ready;
-    const write = async (server: BrowserServer, title: string) =>
-      expect(
-        (
-          await server.fetch('/books', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ title, author: 'Cut' }),
-          })
-        ).status,
-      ).toBe(201);
+    const { a, b, driver, notes, write, done } = await twoPagesOnOneFile(`cut-read-${process.pid}`);
     // The page's live queries follow the changes already (another query opened before).
     const warm = createClient({ server: a }).live('notes');
     await warm.ready;
@@ -232,8 +223,7 @@ describe('berth/client on an in-page server', () => {
       titles: ['after', 'first', 'on b'],
     });
     client.close();
-    await Promise.all([a.close(), b.close()]);
-    rmSync(directory, { recursive: true, force: true });
+    await done();
   });
 
   it('a load without hooks in this page: its subscribers hear resync at once, not at the next poll of the log', async () => {
