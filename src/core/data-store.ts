@@ -212,10 +212,12 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     const deletesAlone = hooks.length === 0 && referencing.length === 0;
     const simpleWrites = !logged && writesAlone;
     const simpleDeletes = !logged && deletesAlone;
-    // With the log, such a write appends its change in its own statement, where the driver can (outside a
-    // transaction): one round trip where a transaction takes four.
+    // With the log, such a write appends its change in its own statement, where the driver can: one round trip
+    // where a transaction takes four. Outside a transaction on every driver that keeps the log; inside one where
+    // the driver offers it there too (IndexedDB: the write, its change and its undo in one IndexedDB
+    // transaction), its event waiting for the commit as any other of the transaction's.
     const loggedWhen = (alone: boolean): DriverRepository['logged'] =>
-      logged && alone && !scope.inTransaction ? raw().logged : undefined;
+      logged && alone ? raw().logged : undefined;
 
     const insertLogged = async (writes: LoggedWrites, input: unknown): Promise<AnyRecord> => {
       const values = createValues(collection, input);

@@ -90,10 +90,12 @@ export interface DriverRepository {
   update(id: string, patch: Record<string, unknown>): Promise<Row | undefined>;
   delete(id: string): Promise<boolean>;
   /**
-   * Optional, outside a transaction, on a driver that keeps the change
-   * log: each write with its change appended in one statement, which is
-   * its own transaction (PostgreSQL). The data layer takes it for a write
-   * with nothing else to do in its transaction (no hooks, no references).
+   * Optional, on a driver that keeps the change log: each write with its
+   * change appended in one statement, which is its own transaction
+   * (PostgreSQL), or one step of the transaction it is in (IndexedDB, whose
+   * repositories inside a transaction offer it too). The data layer takes
+   * it for a write with nothing else to do in its transaction (no hooks, no
+   * references).
    */
   logged?: LoggedWrites;
 }

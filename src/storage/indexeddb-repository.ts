@@ -155,7 +155,11 @@ export function createStore(
             await table.delete(removed);
             await search?.delete(removed);
           }
-          if (log) seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
+          if (log) {
+            seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
+            // A step of a transaction: its change is taken back with it.
+            if (step) await journal.note(db, { change: seq });
+          }
         } catch (error) {
           // Asked first, so settled by now: steps left explain the failure (a unique value a dead transaction took).
           if (!step) await aside;
@@ -251,10 +255,10 @@ export function repositoryOver(
   };
   /**
    * The three writes, each under the lock, each answering the record as
-   * stored (before a delete). With `meta` (outside a transaction) the write
-   * appends its change in the same IndexedDB transaction (both or neither,
-   * also when the page is closed in the middle) and answers its seq; inside
-   * one, it journals how to take it back, in the same IndexedDB transaction.
+   * stored (before a delete). With `meta` the write appends its change in
+   * the same IndexedDB transaction (both or neither, also when the page is
+   * closed in the middle) and answers its seq. Inside a transaction of
+   * Berth's, it journals how to take both back, in that same one too.
    */
   const insertOne = (given: Row, meta?: WriteMeta) =>
     guard(() =>
@@ -283,11 +287,9 @@ export function repositoryOver(
         return { record: { ...existing }, seq: seq! };
       }),
     );
-  const logged: LoggedWrites | undefined = transaction
-    ? undefined
-    : { insert: insertOne, update: updateOne, delete: deleteOne };
+  const logged: LoggedWrites = { insert: insertOne, update: updateOne, delete: deleteOne };
   return {
-    ...(logged ? { logged } : {}),
+    logged,
     list: (query) =>
       read(
         (rows) => {
