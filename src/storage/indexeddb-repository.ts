@@ -29,9 +29,10 @@ export interface Store {
    * Writes a record (and its text index entry) or deletes one, in one
    * IndexedDB transaction; with a change, appends it to the log in the same
    * one, and answers its seq. `step` (of a transaction): journals how to
-   * take it back (the record as stored before, read in the same one) in
-   * the same one too; outside a transaction, it makes sure no step of one
-   * that never ended is left (`noStepsLeft`, which throws).
+   * take it back (the record as stored before, read in the same one, and
+   * the change's seq) in the same one too; outside a transaction, it makes
+   * sure no step of one that never ended is left (`noStepsLeft`, which
+   * throws).
    */
   write(
     change: { add?: Row; put?: Row; removed?: string },
