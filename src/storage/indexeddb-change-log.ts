@@ -35,17 +35,20 @@ type Lock = <R>(work: () => Promise<R>) => Promise<R>;
  * are drawn in the order transactions end; a change taken back leaves a
  * gap, never a step back (IndexedDB's key generator never goes down).
  */
-export async function appendChange(
-  database: () => Dexie,
-  entry: ChangeEntry,
-  journal: Journal,
-): Promise<number> {
+export function appendChange(database: () => Dexie, entry: ChangeEntry, journal: Journal): Promise<number> {
   const db = database();
-  return db.transaction('rw', [changeLogStore, ...journalStoreNames], async () => {
-    const seq = (await db.table(changeLogStore).add({ ...entry, at: new Date().toISOString() })) as number;
-    await journal.note(db, { change: seq });
-    return seq;
-  });
+  return db.transaction('rw', [changeLogStore, ...journalStoreNames], () => addChange(db, entry, journal));
+}
+
+/**
+ * Adds a change to the log inside an IndexedDB transaction that lists its
+ * store, and answers its seq; with `journal` (a step of a transaction of
+ * Berth's, whose store the transaction lists too), notes how to take it back.
+ */
+export async function addChange(db: Dexie, entry: ChangeEntry, journal?: Journal): Promise<number> {
+  const seq = (await db.table(changeLogStore).add({ ...entry, at: new Date().toISOString() })) as number;
+  if (journal) await journal.note(db, { change: seq });
+  return seq;
 }
 
 /**
@@ -53,7 +56,7 @@ export async function appendChange(
  * transaction's change is seen before it ends. `readLock` is the lock for
  * `read` (the busiest): it runs the read again once the steps of a
  * transaction that never ended are taken back, which the read looks for in
- * its own IndexedDB transaction (`noStepsLeft`).
+ * its own IndexedDB transaction (`Journal.askIn`).
  */
 export function indexedDbChangeLog(
   database: () => Dexie,
@@ -112,12 +115,12 @@ export function indexedDbChangeLog(
         // IndexedDB's own transaction, the check and the read asked together: one round trip, as a plain read.
         return new Promise<LoggedChange[]>((resolve, reject) => {
           const transaction = db.backendDB().transaction([changeLogStore, ...journalStoreNames], 'readonly');
-          const left = journal.shared ? transaction.objectStore(journalStoreNames[0]!).count() : undefined;
+          const left = journal.askIn(transaction);
           const found = transaction
             .objectStore(changeLogStore)
             .getAll(IDBKeyRange.lowerBound(after, true), limit);
           transaction.oncomplete = () =>
-            left && left.result > 0 ? reject(stepsLeft) : resolve(found.result as LoggedChange[]);
+            left() ? reject(stepsLeft) : resolve(found.result as LoggedChange[]);
           transaction.onerror = () => reject(transaction.error);
           transaction.onabort = () => reject(transaction.error);
         });

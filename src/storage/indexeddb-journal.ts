@@ -60,6 +60,12 @@ export interface Journal {
    */
   noStepsLeft(db: Dexie): Promise<void>;
   /**
+   * The same check asked in IndexedDB's own transaction (which lists
+   * `journalStoreNames`), beside the caller's requests: answers, once that
+   * transaction completes, whether steps are left.
+   */
+  askIn(transaction: IDBTransaction): () => boolean;
+  /**
    * Takes back the steps left, newest first, and drops them, in one
    * IndexedDB transaction (all or nothing: a page closed in the middle
    * leaves them for the next one); under the write lock. Answers the
@@ -84,6 +90,11 @@ export function createJournal(owner: string, changeStore: string, shared: boolea
     left,
     async noStepsLeft(db) {
       if (shared && (await left(db))) throw stepsLeft;
+    },
+    askIn(transaction) {
+      if (!shared) return () => false;
+      const counted = transaction.objectStore(journalStore).count();
+      return () => counted.result > 0;
     },
     async rollBack(dexie) {
       // Closed when another context opened a new version of the database: Dexie opens it again.

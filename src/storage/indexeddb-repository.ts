@@ -10,8 +10,8 @@ import type {
 import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
-import { changeLogStore } from './indexeddb-change-log.js';
-import { journalStoreNames, withNoStepsLeft, type Journal } from './indexeddb-journal.js';
+import { addChange, changeLogStore } from './indexeddb-change-log.js';
+import { journalStoreNames, type Journal } from './indexeddb-journal.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -124,10 +124,14 @@ export function createStore(
       const db = database();
       const table = db.table(name);
       const search = searchable.length ? db.table(searchStoreOf(name)) : undefined;
-      const log = logged ? db.table(changeLogStore) : undefined;
       const row = add ?? put;
       let seq: number | undefined;
-      const scope = [table, ...(search ? [search] : []), ...(log ? [log] : []), ...journalStoreNames];
+      const scope = [
+        table,
+        ...(search ? [search] : []),
+        ...(logged ? [changeLogStore] : []),
+        ...journalStoreNames,
+      ];
       await db.transaction('rw', scope, async () => {
         // Asked beside the write (one round trip), awaited at the end. In a step of a transaction: how to take it
         // back, the record (and its text index entry) read before the write in the same IndexedDB transaction.
@@ -156,11 +160,8 @@ export function createStore(
             await table.delete(removed);
             await search?.delete(removed);
           }
-          if (log) {
-            seq = (await log.add({ ...logged, at: new Date().toISOString() })) as number;
-            // A step of a transaction: its change is taken back with it.
-            if (step) await journal.note(db, { change: seq });
-          }
+          // A step of a transaction: its change is taken back with it.
+          if (logged) seq = await addChange(db, logged, step ? journal : undefined);
         } catch (error) {
           // Asked first, so settled by now: steps left explain the failure (a unique value a dead transaction took).
           if (!step) await aside;
@@ -186,14 +187,15 @@ export interface TransactionSteps {
   wrote: boolean;
 }
 
-/** Reads and writes on one store; in a `transaction`, each write is a step of it, journaled to be taken back. */
+/**
+ * Reads and writes on one store; in a `transaction`, each write is a step of it, journaled to be taken back.
+ * Outside one, `lock` runs a write again once the steps a transaction left are taken back.
+ */
 export function repositoryOver(
   store: Store,
   lock: <R>(work: () => Promise<R>) => Promise<R>,
   transaction: TransactionSteps | undefined,
   failed: (error: unknown) => never,
-  /** Takes back the steps of a transaction that never ended (outside a transaction, under the lock). */
-  takeBack: () => Promise<void>,
 ): DriverRepository {
   const { collection } = store;
   const fields = Object.keys(collection.fields);
@@ -246,9 +248,6 @@ export function repositoryOver(
     record: collection.present({ ...row } as never),
     ...meta,
   });
-  /** A write outside a transaction, under the lock: done again once steps a transaction left are taken back. */
-  const locked = <R>(work: () => Promise<R>): Promise<R> =>
-    lock(() => (transaction ? work() : withNoStepsLeft(work, takeBack)));
   /** No record to write: so it is, unless a transaction that never ended took it (then it is done again, once it is back). */
   const notFound = async (): Promise<undefined> => {
     if (!transaction) await store.noStepsLeft();
@@ -263,7 +262,7 @@ export function repositoryOver(
    */
   const insertOne = (given: Row, meta?: WriteMeta) =>
     guard(() =>
-      locked(async () => {
+      lock(async () => {
         const row = rowOfNew(given);
         const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), isStep());
         return { record: { ...row }, seq: seq! };
@@ -271,7 +270,7 @@ export function repositoryOver(
     );
   const updateOne = (id: string, patch: Record<string, unknown>, meta?: WriteMeta) =>
     guard(() =>
-      locked(async () => {
+      lock(async () => {
         const existing = await current(id);
         if (!existing) return notFound();
         const row = patched(existing, patch);
@@ -281,7 +280,7 @@ export function repositoryOver(
     );
   const deleteOne = (id: string, meta?: WriteMeta) =>
     guard(() =>
-      locked(async () => {
+      lock(async () => {
         const existing = await current(id);
         if (!existing) return notFound();
         const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta), isStep());

@@ -188,6 +188,9 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       if (db && (await journal.left(db))) await takeBack();
       return work();
     });
+  /** The lock of the busiest: `work` looks at the journal in its own IndexedDB transaction, done again after a take-back. */
+  const lookingInside = <R>(work: () => Promise<R>): Promise<R> =>
+    held(() => withNoStepsLeft(work, takeBack));
   const failed =
     (collection: CollectionDefinition) =>
     (error: unknown): never => {
@@ -196,7 +199,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
   /** Writes outside a transaction take the lock one by one, and look at the journal in their own IndexedDB transaction. */
   const outside: DriverScope = {
     repository: (collection) =>
-      repositoryOver(storeOf(collection), held, undefined, failed(collection), takeBack),
+      repositoryOver(storeOf(collection), lookingInside, undefined, failed(collection)),
   };
 
   return {
@@ -208,7 +211,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         const steps: TransactionSteps = { wrote: false };
         const inside: DriverScope = {
           repository: (collection) =>
-            repositoryOver(storeOf(collection), (step) => step(), steps, failed(collection), takeBack),
+            repositoryOver(storeOf(collection), (step) => step(), steps, failed(collection)),
           appendChange: (entry) => {
             steps.wrote = true;
             return appendChange(database, entry, journal);
@@ -255,15 +258,14 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
         db = next;
         failure = undefined;
 
-        // A transaction whose page ended in the middle is taken back first: its before-images have the old shape.
+        // A transaction whose page ended in the middle is taken back first (its before-images have the old shape),
+        // and so before the first read.
         await lock(async () => {});
         for (const collection of collections) {
           const before = installed.migrated.get(collection.name);
           if (!before) created.push(collection.name);
           await migrateCollection(next, metaTable, collection, before, onStep);
         }
-        // A transaction whose page ended in the middle is taken back before the first read.
-        await lock(async () => {});
       } catch (error) {
         if (error instanceof MigrationError) throw error;
         const translated = storageError('storage', error);
@@ -284,12 +286,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       }
       return { created };
     },
-    changes: indexedDbChangeLog(
-      database,
-      lock,
-      (read) => held(() => withNoStepsLeft(read, takeBack)),
-      journal,
-    ),
+    changes: indexedDbChangeLog(database, lock, lookingInside, journal),
     async close() {
       db?.close();
       db = undefined;
