@@ -33,18 +33,21 @@ storageContractCases({ it: (name, test) => cases.push({ name, test }), expect: c
   openIndexedDbStorage(`contract-${mode}-${Date.now()}-${++database}`, options()),
 );
 
+/** A data store of the contract's collections on IndexedDB `name`, migrated: one context of that database. */
+async function openContract(name: string) {
+  const storage = createDataStore(openIndexedDbStorage(name, options()), {
+    collections: contractCollections,
+  });
+  await storage.migrate(contractCollections);
+  return storage;
+}
+
 // IndexedDB's own case, after the contract's: what one context writes, another on the same database lists.
 cases.push({
   name: 'IndexedDB: a list on a second driver of the same database sees the first one’s writes, in an order it kept',
   test: async () => {
     const name = `contract-shared-${mode}-${Date.now()}`;
-    const open = async () => {
-      const storage = createDataStore(openIndexedDbStorage(name, options()), {
-        collections: contractCollections,
-      });
-      await storage.migrate(contractCollections);
-      return storage;
-    };
+    const open = () => openContract(name);
     const [writer, reader] = [await open(), await open()];
     const bySize = { limit: 10, orderBy: [{ field: 'size', direction: 'desc' as const }] };
     const names = async () =>
@@ -305,13 +308,7 @@ cases.push({
   name: 'IndexedDB: opening the database again with the same collections keeps its version, and another context’s connection open',
   test: async () => {
     const name = `contract-reopen-${mode}-${Date.now()}`;
-    const open = async () => {
-      const storage = createDataStore(openIndexedDbStorage(name, options()), {
-        collections: contractCollections,
-      });
-      await storage.migrate(contractCollections);
-      return storage;
-    };
+    const open = () => openContract(name);
     const versionOf = () =>
       new Promise<number>((done, fail) => {
         const request = indexedDB.open(name);
