@@ -48,9 +48,9 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   /** The results to read at the next hold of the write lock: those asked for in one task share it. */
   let waiting: Waiting[] | undefined;
   /**
-   * Reads a result holding the write lock (across the page's tabs and its Service Worker): IndexedDB's reads
-   * see a transaction's writes before it ends, and one that fails takes them back with no change to say so.
-   * One hold for every read asked for in the same task (a change that makes many results read again).
+   * Reads a result holding the write lock (across the page's tabs and its Service Worker): no write comes
+   * between the result and the log's head it stands at. One hold for every read asked for in the same task (a
+   * change that makes many results read again).
    */
   const committed = <R>(read: (scope: Transaction) => Promise<R>): Promise<R> =>
     new Promise<R>((resolve, reject) => {

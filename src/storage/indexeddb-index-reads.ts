@@ -11,6 +11,7 @@ import { walking } from './indexeddb-index-walk.js';
 import { listRows, planOf } from './in-memory-query.js';
 import { testOf } from '../core/record-match.js';
 import { intersect, rangeOf, readerOf, type IndexScope, type Reader } from './indexeddb-requests.js';
+import { committedReader, type Before } from './indexeddb-journal.js';
 import { indexableLength, orderIndexesOf, rowOf, searchStoreOf, trigramsOf } from './indexeddb-schema.js';
 
 /**
@@ -24,14 +25,26 @@ import { indexableLength, orderIndexesOf, rowOf, searchStoreOf, trigramsOf } fro
  * full; an order with no index (an unindexed field, keys of mixed
  * directions) is a scan that keeps only the page's worth of rows
  * (`indexeddb-index-walk.ts`). Totals count up to the count limit.
+ * `committed`: reads outside a transaction of Berth's answer the records a
+ * transaction not yet ended wrote as they were before it
+ * (`committedReader`); inside one, they answer what is there.
  */
-export function indexReads(database: () => IDBDatabase, collection: CollectionDefinition) {
+export function indexReads(
+  database: () => IDBDatabase,
+  collection: CollectionDefinition,
+  committed: boolean,
+) {
   const name = collection.name;
   const fields = Object.keys(collection.fields);
   const indexes = orderIndexesOf(collection);
   const searchStore = collection.searchable.length ? searchStoreOf(name) : undefined;
   const stores = searchStore ? [name, searchStore] : [name];
   const reader = (): Reader => readerOf(database(), stores);
+  /** A reader that also tells what records a transaction not yet ended wrote (none when reading as it is). */
+  const watching = (): { read: Reader; before: () => Promise<Before> } =>
+    committed
+      ? committedReader(database(), stores, name)
+      : { read: reader(), before: () => Promise.resolve(new Map()) };
   const from = (index: string | undefined) => (transaction: IDBTransaction) => {
     const store = transaction.objectStore(name);
     return index === undefined ? store : store.index(index);
@@ -40,11 +53,10 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
   const { sourceOf, probe, sortFew, countText } = finding(scope);
   const { countBy, walkOrder, walkGroups, scan } = walking(scope);
 
-  async function list(query: ListQuery): Promise<ListResult<Row>> {
+  async function listWith(read: Reader, query: ListQuery): Promise<ListResult<Row>> {
     const plan = planOf(collection, query);
     if (plan.searching && !plan.searchable.length) return { items: [], total: 0 };
     const test = testOf(plan);
-    const read = reader();
     const sources: Source[] = [];
     for (const condition of plan.where) {
       const source = sourceOf(condition);
@@ -145,22 +157,92 @@ export function indexReads(database: () => IDBDatabase, collection: CollectionDe
     return walkOrder(read, query, plan.where, plan.filtered, walked.name, test, counting());
   }
 
+  /** The records (raw, as stored) with these ids as they are now. */
+  const recordsNow = (ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>> => {
+    const read = reader();
+    return Promise.all(ids.map((id) => read((t) => t.objectStore(name).get(id))));
+  };
+  /** How many records `test` keeps once those a transaction not yet ended wrote are counted as they were before. */
+  async function countedBefore(
+    counted: number,
+    before: Before,
+    test: (record: Record<string, unknown>) => boolean,
+  ) {
+    const ids = [...before.keys()];
+    const now = await recordsNow(ids);
+    ids.forEach((id, i) => {
+      if (now[i] && test(now[i])) counted--;
+      const was = before.get(id);
+      if (was && test(was)) counted++;
+    });
+    return counted;
+  }
+
+  /**
+   * A list, as is (inside a transaction) or as committed: then a page that
+   * met records a transaction not yet ended wrote is read again with as
+   * many more records as they are (they may have taken the page's places),
+   * and answered with them as they were before; its total counted so too.
+   */
+  async function list(query: ListQuery): Promise<ListResult<Row>> {
+    let watched = watching();
+    const found = await listWith(watched.read, query);
+    let before = await watched.before();
+    for (let round = 0; before.size; round++) {
+      const wider: ListQuery = {
+        ...query,
+        offset: 0,
+        limit: (query.offset ?? 0) + query.limit + before.size,
+      };
+      watched = watching();
+      const wide = await listWith(watched.read, wider);
+      const now = await watched.before();
+      const capped = wide.totalCapped ? { totalCapped: true } : {};
+      const page = (rows: Row[], total: number) => ({
+        items: listRows(collection, rows, query).items,
+        total,
+        ...capped,
+      });
+      // It ended meanwhile: this read is committed.
+      if (!now.size) return page(wide.items, wide.total);
+      // More of its steps came meanwhile: read again, as many more (a few times at most).
+      if (round < 3 && [...now.keys()].some((id) => !before.has(id))) {
+        before = new Map([...before, ...now]);
+        continue;
+      }
+      const rows = wide.items.filter((row) => !now.has(row.id));
+      for (const was of now.values()) if (was) rows.push(rowOf(fields, was));
+      const total = wide.totalCapped
+        ? wide.total
+        : await countedBefore(wide.total, now, testOf(planOf(collection, query)));
+      return page(rows, total);
+    }
+    return found;
+  }
+
   return {
     list,
     async get(id: string): Promise<Row | undefined> {
-      const record = await reader()((t) => t.objectStore(name).get(id));
-      return record ? rowOf(fields, record as Record<string, unknown>) : undefined;
+      const { read, before } = watching();
+      const now = await read((t) => t.objectStore(name).get(id));
+      const was = await before();
+      const record = was.has(id) ? was.get(id) : (now as Record<string, unknown> | undefined);
+      return record ? rowOf(fields, record) : undefined;
     },
     /** How many records hold a value (references): through the field's index when it has one. */
     async count(field: string, value: unknown): Promise<number> {
       const condition: Condition = { field, op: 'eq', value: value as Condition['value'] };
       const source = sourceOf(condition);
-      const read = reader();
-      if (source?.kind === 'range')
-        return source.bounds.empty
-          ? 0
-          : read((t) => from(source.index)(t).count(rangeOf(source.bounds) ?? undefined));
-      return countBy(read, undefined, {}, (record) => record[field] === value, Number.POSITIVE_INFINITY);
+      const { read, before } = watching();
+      const holds = (record: Record<string, unknown>) => record[field] === value;
+      const counted =
+        source?.kind === 'range'
+          ? source.bounds.empty
+            ? 0
+            : await read((t) => from(source.index)(t).count(rangeOf(source.bounds) ?? undefined))
+          : await countBy(read, undefined, {}, holds, Number.POSITIVE_INFINITY);
+      const was = await before();
+      return was.size ? countedBefore(counted, was, holds) : counted;
     },
   };
 }

@@ -12,9 +12,12 @@
  * finds the journal not empty holds the steps of a transaction that will
  * never end (its page was closed or killed in the middle), and takes them
  * back before anything else. A change in the log is read only under the
- * lock, so such a transaction's changes are never delivered.
+ * lock, so such a transaction's changes are never delivered; a read of
+ * records outside a transaction answers them as they were before its steps
+ * (`committedReader`).
  */
 import type { Collection, Dexie } from 'dexie';
+import { readerOf, settled } from './indexeddb-requests.js';
 
 /** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context. */
 export const journalStores = { berth_undo: '++n, owner' } as const;
@@ -141,6 +144,40 @@ export function createJournal(owner: string, changeStore: string, shared: boolea
     });
     return [...collections];
   }
+}
+
+/** What records of one collection were before the steps of transactions not yet ended: by id, as stored (null: none). */
+export type Before = Map<string, Record<string, unknown> | null>;
+
+/**
+ * A reader (`readerOf`) on `stores` that also asks, in each IndexedDB
+ * transaction it opens, what the journal holds of `collection`: so a read
+ * outside a transaction of Berth's answers what is committed, never a
+ * running (or dead) one's steps. `before()`, once the reads are done,
+ * answers what each record those steps wrote was before the first of them
+ * (a later IndexedDB transaction's answer wins: a record seen there is as
+ * it is there). Empty but while a transaction is running or was left in
+ * the middle: each step and its entry are one IndexedDB transaction, so a
+ * read that sees a step sees its entry.
+ */
+export function committedReader(database: IDBDatabase, stores: readonly string[], collection: string) {
+  const asked: Array<Promise<Array<JournalEntry & { n: number }>>> = [];
+  const read = readerOf(database, [...stores, journalStore], (transaction) =>
+    asked.push(settled(transaction.objectStore(journalStore).getAll())),
+  );
+  const before = async (): Promise<Before> => {
+    const was: Before = new Map();
+    for (const entries of await Promise.all(asked)) {
+      const first: Before = new Map();
+      // In the order the steps were written: a record's first entry holds it as it was before them.
+      for (const entry of entries)
+        if (!('change' in entry) && entry.collection === collection && !first.has(entry.id))
+          first.set(entry.id, entry.before);
+      for (const [id, record] of first) was.set(id, record);
+    }
+    return was;
+  };
+  return { read, before };
 }
 
 /**

@@ -11,7 +11,7 @@ import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
 import { addChange, changeLogStore } from './indexeddb-change-log.js';
-import { journalStoreNames, type Journal } from './indexeddb-journal.js';
+import { committedReader, journalStoreNames, type Journal } from './indexeddb-journal.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -19,8 +19,10 @@ export interface Store {
   collection: CollectionDefinition;
   /** The copy when this collection is read from one (at once once loaded); undefined when it is read through indexes. */
   copy(): Eventually<Map<string, Row> | undefined>;
-  /** Reads through IndexedDB's indexes. */
+  /** Reads through IndexedDB's indexes, as they are: inside a transaction of Berth's (it holds the write lock). */
   indexed: IndexReads;
+  /** Reads through IndexedDB's indexes as committed: outside one (a running or dead one's steps as they were before). */
+  committed: IndexReads;
   /** The copy's rows in the orders lists asked for; a new, empty one whenever the copy changes. */
   inOrder(): RowsInOrder;
   /** While the copy is loaded, an object that is another one after every change; undefined otherwise. */
@@ -30,9 +32,10 @@ export interface Store {
    * IndexedDB transaction; with a change, appends it to the log in the same
    * one, and answers its seq. `step` (of a transaction): journals how to
    * take it back (the record as stored before, read in the same one, and
-   * the change's seq) in the same one too; outside a transaction, it makes
-   * sure no step of one that never ended is left (`noStepsLeft`, which
-   * throws).
+   * the change's seq) in the same one too, and leaves the copies (here and
+   * in other contexts) as they are until it ends (`ended`); outside a
+   * transaction, it makes sure no step of one that never ended is left
+   * (`noStepsLeft`, which throws).
    */
   write(
     change: { add?: Row; put?: Row; removed?: string },
@@ -41,8 +44,19 @@ export interface Store {
   ): Promise<number | undefined>;
   /** Its records changed other than by `write` (a transaction taken back): the copy goes, here and in other contexts. */
   changed(): void;
+  /** A transaction's steps wrote these records (null: deleted) and it ended: the copies learn them. */
+  ended(written: ReadonlyMap<string, Row | null>): void;
   /** Throws as `noStepsLeft` does, in an IndexedDB transaction of its own: for a write that found nothing to write. */
   noStepsLeft(): Promise<void>;
+}
+
+/** Puts records written (null: deleted) over `rows`, and answers it. */
+function putOver(rows: Map<string, Row>, written: ReadonlyMap<string, Row | null>): Map<string, Row> {
+  for (const [id, row] of written) {
+    if (row) rows.set(id, row);
+    else rows.delete(id);
+  }
+  return rows;
 }
 
 /**
@@ -83,25 +97,34 @@ export function createStore(
   };
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', drop);
+  /** Loads the copy as committed: the records a transaction not yet ended wrote, as they were before. */
   const load = async (): Promise<Map<string, Row> | undefined> => {
     const started = generation;
-    const table = database().table(name);
-    if (copyUpTo !== Infinity && (await table.count()) > copyUpTo) {
+    const { read, before } = committedReader(database().backendDB(), [name], name);
+    if (copyUpTo !== Infinity && (await read((t) => t.objectStore(name).count())) > copyUpTo) {
       if (started === generation) mode = 'indexed';
       return undefined;
     }
-    const rows = new Map(
-      ((await table.toArray()) as Array<Record<string, unknown>>).map((record) => [
-        record.id as string,
-        rowOf(fields, record),
-      ]),
-    );
+    const records = (await read((t) => t.objectStore(name).getAll())) as Array<Record<string, unknown>>;
+    const rows = new Map(records.map((record) => [record.id as string, rowOf(fields, record)]));
+    for (const [id, was] of await before()) {
+      if (was) rows.set(id, rowOf(fields, was));
+      else rows.delete(id);
+    }
     if (started === generation) [mode, cache] = ['copy', rows];
     return rows;
   };
+  /** The copy changed (here, or in IndexedDB for other contexts): kept orders and answers go, other contexts' copies too. */
+  const moved = (): void => {
+    if (cache && cache.size > copyUpTo) [mode, cache] = ['indexed', undefined];
+    inOrder = new Map();
+    version = {};
+    channel?.postMessage('changed');
+  };
   return {
     collection,
-    indexed: indexReads(() => database().backendDB(), collection),
+    indexed: indexReads(() => database().backendDB(), collection, false),
+    committed: indexReads(() => database().backendDB(), collection, true),
     copy() {
       if (mode === 'indexed') return undefined;
       if (cache) return cache;
@@ -115,6 +138,10 @@ export function createStore(
     changed() {
       drop();
       channel?.postMessage('changed');
+    },
+    ended(written) {
+      if (cache) putOver(cache, written);
+      moved();
     },
     noStepsLeft() {
       const db = database();
@@ -169,22 +196,27 @@ export function createStore(
         }
         await aside;
       });
+      // A step is not committed yet: the copies learn it when its transaction ends.
+      if (step) return seq;
       if (cache) {
         if (row) cache.set(row.id, row);
         if (removed !== undefined) cache.delete(removed);
-        if (cache.size > copyUpTo) [mode, cache] = ['indexed', undefined];
       }
-      inOrder = new Map();
-      version = {};
-      channel?.postMessage('changed');
+      moved();
       return seq;
     },
   };
 }
 
-/** A transaction's own state, shared by its repositories: whether a step of it journaled anything yet. */
+/**
+ * A transaction's own state, shared by its repositories: whether a step of
+ * it journaled anything yet, and each store's records its steps wrote
+ * (null: deleted), which its reads of a copy see over the copy, and the
+ * copies learn when it ends.
+ */
 export interface TransactionSteps {
   wrote: boolean;
+  written: Map<Store, Map<string, Row | null>>;
 }
 
 /**
@@ -206,23 +238,45 @@ export function repositoryOver(
       return failed(error);
     }
   };
-  /** A read of the copy (at once when it is loaded), or through the indexes. */
+  /** This transaction's writes to the store (over its copy, which holds what is committed). */
+  const own = (): Map<string, Row | null> | undefined => transaction?.written.get(store);
+  /**
+   * A read of the copy (at once when it is loaded), with this transaction's
+   * own writes over it (`mine`); or through the indexes: as they are inside
+   * a transaction, which holds the write lock, as committed outside one.
+   */
   const read = <R>(
-    fromCopy: (rows: Map<string, Row>) => R,
+    fromCopy: (rows: Map<string, Row>, mine: Map<string, Row | null> | undefined) => R,
     fromIndexes: (indexed: IndexReads) => Promise<R>,
   ): Eventually<R> => {
+    const indexed = transaction ? store.indexed : store.committed;
     try {
       const copy = store.copy();
       if (isThenable(copy))
-        return copy.then((rows) => (rows ? fromCopy(rows) : fromIndexes(store.indexed))).catch(failed);
-      return copy ? fromCopy(copy) : fromIndexes(store.indexed).catch(failed);
+        return copy.then((rows) => (rows ? fromCopy(rows, own()) : fromIndexes(indexed))).catch(failed);
+      return copy ? fromCopy(copy, own()) : fromIndexes(indexed).catch(failed);
     } catch (error) {
       return failed(error);
     }
   };
+  /** The copy's rows with this transaction's writes over them. */
+  const withMine = (rows: Map<string, Row>, mine: Map<string, Row | null>): Map<string, Row> =>
+    putOver(new Map(rows), mine);
+  /**
+   * The record a write starts from, under the write lock: the copy's (with this transaction's writes over it), or
+   * as it is (a dead transaction's step met there is found by the write, which runs again once it is taken back).
+   */
   const current = async (id: string): Promise<Row | undefined> => {
     const copy = await store.copy();
-    return copy ? copy.get(id) : store.indexed.get(id);
+    if (!copy) return store.indexed.get(id);
+    const mine = own();
+    return (mine?.has(id) ? mine.get(id) : copy.get(id)) ?? undefined;
+  };
+  /** A step of this transaction wrote a record (null: deleted it): its reads see it, the copies once it ends. */
+  const wrote = (id: string, row: Row | null): void => {
+    let mine = own();
+    if (!mine) transaction!.written.set(store, (mine = new Map()));
+    mine.set(id, row);
   };
   /** Whether a write is a step of a transaction (journaled); noted as written when it is. */
   const isStep = (): boolean => {
@@ -264,7 +318,9 @@ export function repositoryOver(
     guard(() =>
       lock(async () => {
         const row = rowOfNew(given);
-        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), isStep());
+        const step = isStep();
+        const seq = await store.write({ add: row }, meta && changeOf('created', row, meta), step);
+        if (step) wrote(row.id, row);
         return { record: { ...row }, seq: seq! };
       }),
     );
@@ -274,7 +330,9 @@ export function repositoryOver(
         const existing = await current(id);
         if (!existing) return notFound();
         const row = patched(existing, patch);
-        const seq = await store.write({ put: row }, meta && changeOf('updated', row, meta), isStep());
+        const step = isStep();
+        const seq = await store.write({ put: row }, meta && changeOf('updated', row, meta), step);
+        if (step) wrote(id, row);
         return { record: { ...row }, seq: seq! };
       }),
     );
@@ -283,7 +341,9 @@ export function repositoryOver(
       lock(async () => {
         const existing = await current(id);
         if (!existing) return notFound();
-        const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta), isStep());
+        const step = isStep();
+        const seq = await store.write({ removed: id }, meta && changeOf('deleted', existing, meta), step);
+        if (step) wrote(id, null);
         return { record: { ...existing }, seq: seq! };
       }),
     );
@@ -292,29 +352,37 @@ export function repositoryOver(
     logged,
     list: (query) =>
       read(
-        (rows) => {
-          const found = listRows(collection, rows.values(), query, store.inOrder());
+        (rows, mine) => {
+          // Orders kept for the copy are not this transaction's: over its writes, the rows are sorted again.
+          const found = mine
+            ? listRows(collection, withMine(rows, mine).values(), query)
+            : listRows(collection, rows.values(), query, store.inOrder());
           return { ...found, items: found.items.map((row) => ({ ...row })) };
         },
         (indexed) => indexed.list(query),
       ),
     get: (id) =>
       read(
-        (rows) => {
-          const row = rows.get(id);
-          return row && { ...row };
+        (rows, mine) => {
+          const row = mine?.has(id) ? mine.get(id) : rows.get(id);
+          return row ? { ...row } : undefined;
         },
         (indexed) => indexed.get(id),
       ),
-    readsVersion: () => store.version(),
+    // Inside a transaction, its reads are its own: none is kept.
+    readsVersion: () => (transaction ? undefined : store.version()),
     count: (field, value) =>
-      guard(async () => {
-        const copy = await store.copy();
-        if (!copy) return store.indexed.count(field, value);
-        let count = 0;
-        for (const row of copy.values()) if (row[field] === value) count++;
-        return count;
-      }),
+      guard(async () =>
+        read(
+          (rows, mine) => {
+            let count = 0;
+            for (const row of (mine ? withMine(rows, mine) : rows).values())
+              if (row[field] === value) count++;
+            return count;
+          },
+          (indexed) => indexed.count(field, value),
+        ),
+      ),
     insert: async (given) => (await insertOne(given)).record,
     update: async (id, patch) => (await updateOne(id, patch))?.record,
     delete: async (id) => (await deleteOne(id)) !== undefined,

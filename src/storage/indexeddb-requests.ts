@@ -30,18 +30,26 @@ export const settled = <T>(request: IDBRequest<T>): Promise<T> =>
 /**
  * Requests on some stores in one read-only transaction, opened at the first
  * one; should it have ended (it commits once nothing is pending), another.
+ * `opened` hears each transaction it opens, before its first request.
  */
-export function readerOf(database: IDBDatabase, stores: readonly string[]) {
+export function readerOf(
+  database: IDBDatabase,
+  stores: readonly string[],
+  opened: (transaction: IDBTransaction) => void = () => {},
+) {
   let transaction: IDBTransaction | undefined;
+  const open = (): IDBTransaction => {
+    transaction = database.transaction(stores as string[], 'readonly');
+    opened(transaction);
+    return transaction;
+  };
   return <T>(make: (transaction: IDBTransaction) => IDBRequest<T>): Promise<T> => {
     try {
-      transaction ??= database.transaction(stores as string[], 'readonly');
-      return settled(make(transaction));
+      return settled(make(transaction ?? open()));
     } catch (error) {
       const name = (error as { name?: string }).name;
       if (name !== 'TransactionInactiveError' && name !== 'InvalidStateError') throw error;
-      transaction = database.transaction(stores as string[], 'readonly');
-      return settled(make(transaction));
+      return settled(make(open()));
     }
   };
 }

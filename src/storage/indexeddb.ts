@@ -208,7 +208,7 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
     repository: (collection) => outside.repository(collection),
     transaction: (work) =>
       lock(async () => {
-        const steps: TransactionSteps = { wrote: false };
+        const steps: TransactionSteps = { wrote: false, written: new Map() };
         const inside: DriverScope = {
           repository: (collection) =>
             repositoryOver(storeOf(collection), (step) => step(), steps, failed(collection)),
@@ -225,8 +225,9 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
           await takeBack().catch(() => {});
           throw error;
         }
-        // The moment it is whole: its journal goes (a transaction that only read wrote none).
+        // The moment it is whole: its journal goes (a transaction that only read wrote none), and the copies learn it.
         if (steps.wrote) await journal.clear(database());
+        for (const [store, written] of steps.written) store.ended(written);
         return result;
       }),
     async migrate(collections, onStep = () => {}) {

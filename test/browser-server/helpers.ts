@@ -109,3 +109,33 @@ export async function serveEntry(
     ),
   );
 }
+
+/**
+ * A new context of `browser` serving `body` (`bundleEntry`) at `origin`; `open` opens a page there once its
+ * entry has set `window[ready]` (`scenarios` by default).
+ */
+export async function entryContext(
+  browser: Browser,
+  body: string,
+  origin: string = entryOrigin,
+  ready = 'scenarios',
+): Promise<{ context: BrowserContext; open: () => Promise<Page> }> {
+  const context = await browser.newContext();
+  await serveEntry(context, body, origin);
+  const open = async () => {
+    const page = await context.newPage();
+    await page.goto(origin);
+    await page.waitForFunction((ready) => ready in window, ready);
+    return page;
+  };
+  return { context, open };
+}
+
+/** Runs the entry's `window.scenarios[scenario](...args)` in `page`, and answers what it answered. */
+export const runScenario = (page: Page, scenario: string, ...args: unknown[]): Promise<unknown> =>
+  page.evaluate(
+    ({ scenario, args }) =>
+      (window as unknown as { scenarios: Record<string, (...args: unknown[]) => Promise<unknown>> })
+        .scenarios[scenario]!(...args),
+    { scenario, args },
+  );

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { bundleEntry, entryOrigin, serveEntry, useChromium } from './helpers.js';
+import { bundleEntry, entryContext, useChromium } from './helpers.js';
 
 const browser = useChromium();
 
@@ -47,16 +47,13 @@ function problemsOf(found: Stored): string[] {
 // that never ends: the next context to take the write lock takes it back whole. Without the journal, most rounds
 // here leave an order with fewer than its three lines, or a record without its change.
 it('pages closed in the middle of multi-step transactions leave each whole or not at all, every record with its change', async () => {
-  const body = await bundleEntry('transaction-entry');
-  const context = await (await browser()).newContext();
   // At an origin with IndexedDB and the Web Locks API (across the context's pages), from memory.
-  await serveEntry(context, body);
-  const open = async () => {
-    const page = await context.newPage();
-    await page.goto(entryOrigin);
-    await page.waitForFunction(() => 'storedWhenReady' in window);
-    return page;
-  };
+  const { context, open } = await entryContext(
+    await browser(),
+    await bundleEntry('transaction-entry'),
+    undefined,
+    'storedWhenReady',
+  );
   const violations: string[] = [];
   let last: Stored | undefined;
   // Open before the others close: its write, outside any transaction, is what finds a transaction left in the middle.

@@ -1,32 +1,12 @@
-import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { bundleEntry, entryOrigin, serveEntry, useChromium } from './helpers.js';
+import { bundleEntry, entryContext, runScenario, useChromium } from './helpers.js';
 
 const browser = useChromium();
 let script: Promise<string> | undefined;
 const bundle = () => (script ??= bundleEntry('journal-edges-entry'));
 
-const run = (page: Page, scenario: string) =>
-  page.evaluate(
-    (scenario) =>
-      (window as unknown as { scenarios: Record<string, () => Promise<unknown>> }).scenarios[scenario]!(),
-    scenario,
-  );
-
-async function context(
-  origin = entryOrigin,
-): Promise<{ context: BrowserContext; open: () => Promise<Page> }> {
-  const body = await bundle();
-  const context = await (await browser()).newContext();
-  await serveEntry(context, body, origin);
-  const open = async () => {
-    const page = await context.newPage();
-    await page.goto(origin);
-    await page.waitForFunction(() => 'scenarios' in window);
-    return page;
-  };
-  return { context, open };
-}
+const run = runScenario;
+const context = async (origin?: string) => entryContext(await browser(), await bundle(), origin);
 
 it('a transaction left in the middle is taken back before a migration re-keys the records: the record put back has its new key', async () => {
   const { context: ctx, open } = await context();
