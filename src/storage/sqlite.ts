@@ -4,7 +4,7 @@ import Database from './sqlite-driver.js';
 import type { BackupProgress, StorageDriver } from '../core/internal.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
-import { SqliteReader } from './sqlite-reader.js';
+import { readerQueueLimit, SqliteReader } from './sqlite-reader.js';
 import { pauseIndexes } from './sqlite-bulk.js';
 import { ensureSearchTable, pauseSearch, searchTextIndex } from './sqlite-search.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
@@ -154,7 +154,8 @@ export async function onlineBackup(
  * private in-memory database, handy for tests. A new file and its directory
  * are readable by their owner only. One connection: a transaction holds it
  * (BEGIN IMMEDIATE, which also locks out other processes' writers, as
- * `--workers` has) and other statements wait for it to end.
+ * `--workers` has) and other writes wait for it to end; reads meanwhile go
+ * to the reader thread's connection, which reads what is committed.
  */
 export function openSqliteStorage(file: string): StorageDriver {
   if (file !== ':memory:') {
@@ -239,9 +240,25 @@ export function openSqliteStorage(file: string): StorageDriver {
     sql: string,
     params: readonly unknown[],
   ): Eventually<R> => (holder ? holder.then(() => whenFree(statement, sql, params)) : statement(sql, params));
+  /**
+   * A read outside a transaction. While one holds the connection (its steps
+   * not committed, awaiting something between them), the read goes to the
+   * reader thread, whose connection reads what is committed, instead of
+   * waiting for it to end; it waits without a reader (`:memory:`) or when the
+   * reader's queue is full.
+   */
+  const readOutside = <R>(
+    one: boolean,
+    statement: (sql: string, params: readonly unknown[]) => Eventually<R>,
+    sql: string,
+    params: readonly unknown[],
+  ): Eventually<R> =>
+    holder && reader && sql.startsWith('SELECT ') && reader.waiting < readerQueueLimit
+      ? ((one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>)
+      : whenFree(statement, sql, params);
   const outside: SqlConnection = {
-    all: (sql, params, hint) => whenFree(hint === 'bounded' ? readBounded : readAll, sql, params),
-    one: (sql, params) => whenFree(readOne, sql, params),
+    all: (sql, params, hint) => readOutside(false, hint === 'bounded' ? readBounded : readAll, sql, params),
+    one: (sql, params) => readOutside(true, readOne, sql, params),
     run: (sql, params) => promised(() => whenFree(run.changes, sql, params)),
   };
   let closed = false;

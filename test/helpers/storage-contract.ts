@@ -627,6 +627,54 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     await storage.close();
   });
 
+  it('a read outside a running transaction answers what is committed: its writes only once it commits', async () => {
+    const { storage, repo } = await ready();
+    const kept = await repo.create({ name: 'Kept', size: 1 });
+    const gone = await repo.create({ name: 'Gone', size: 2 });
+    let stepped!: () => void;
+    const steps = new Promise<void>((done) => (stepped = done));
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const running = storage.transaction(async (tx) => {
+      const inside = tx.repository(gadgets);
+      await inside.update(kept.id, { name: 'Renamed', size: 9 });
+      await inside.delete(gone.id);
+      await inside.create({ name: 'Added', size: 0 });
+      stepped();
+      await held;
+    });
+    const seen = async () => {
+      const bySize = await repo.list({ limit: 2, orderBy: [{ field: 'size', direction: 'asc' }] });
+      const found = await repo.list({ limit: 10, where: [{ field: 'size', op: 'gte', value: 1 }] });
+      return {
+        bySize: bySize.items.map((g) => g.name),
+        total: bySize.total,
+        found: found.items.map((g) => g.name).sort(),
+        kept: (await repo.get(kept.id))?.name ?? null,
+        gone: (await repo.get(gone.id))?.name ?? null,
+      };
+    };
+    await steps;
+    expect(await seen()).toEqual({
+      bySize: ['Seeded', 'Kept'],
+      total: 3,
+      found: ['Gone', 'Kept'],
+      kept: 'Kept',
+      gone: 'Gone',
+    });
+    release();
+    await running;
+    const after = await seen();
+    expect({ ...after, bySize: after.bySize.sort() }).toEqual({
+      bySize: ['Added', 'Seeded'],
+      total: 3,
+      found: ['Renamed'],
+      kept: 'Renamed',
+      gone: null,
+    });
+    await storage.close();
+  });
+
   it('"count, then insert" in transactions never passes its limit, even when they run at once', async () => {
     const { storage, repo } = await ready();
     const attempts = Array.from({ length: 6 }, (_, i) =>
