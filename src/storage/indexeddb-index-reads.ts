@@ -179,24 +179,26 @@ export function indexReads(
   }
 
   /**
-   * A list, as is (inside a transaction) or as committed: then a page that
-   * met records a transaction not yet ended wrote is read again with as
-   * many more records as they are (they may have taken the page's places),
-   * and answered with them as they were before; its total counted so too.
+   * A list, as is (inside a transaction) or as committed. Outside one, a
+   * page that met records a transaction not yet ended wrote answers them as
+   * they were before it. They may have taken other records' places, so the
+   * page is read again from its start with as many more records as it met
+   * of them, until it meets no more of them than that (a page that met none
+   * is read once); its total is counted so too.
    */
   async function list(query: ListQuery): Promise<ListResult<Row>> {
     let watched = watching();
     const found = await listWith(watched.read, query);
     let before = await watched.before();
-    for (let round = 0; before.size; round++) {
-      const wider: ListQuery = {
-        ...query,
-        offset: 0,
-        limit: (query.offset ?? 0) + query.limit + before.size,
-      };
-      watched = watching();
-      const wide = await listWith(watched.read, wider);
-      const now = await watched.before();
+    if (!before.size) return found;
+    const wanted = (query.offset ?? 0) + query.limit;
+    let wide: ListResult<Row> | undefined = query.offset ? undefined : found;
+    for (let extra = 0, rounds = 1; ; rounds++) {
+      if (!wide) {
+        watched = watching();
+        wide = await listWith(watched.read, { ...query, offset: 0, limit: wanted + extra });
+        before = await watched.before();
+      }
       const capped = wide.totalCapped ? { totalCapped: true } : {};
       const page = (rows: Row[], total: number) => ({
         items: listRows(collection, rows, query).items,
@@ -204,20 +206,21 @@ export function indexReads(
         ...capped,
       });
       // It ended meanwhile: this read is committed.
-      if (!now.size) return page(wide.items, wide.total);
-      // More of its steps came meanwhile: read again, as many more (a few times at most).
-      if (round < 3 && [...now.keys()].some((id) => !before.has(id))) {
-        before = new Map([...before, ...now]);
+      if (!before.size) return page(wide.items, wide.total);
+      const met = wide.items.filter((row) => before.has(row.id)).length;
+      // A full page whose records met may have pushed out records it needs: read more (a few times at most).
+      if (met > extra && wide.items.length === wanted + extra && rounds < 8) {
+        extra = met;
+        wide = undefined;
         continue;
       }
-      const rows = wide.items.filter((row) => !now.has(row.id));
-      for (const was of now.values()) if (was) rows.push(rowOf(fields, was));
+      const rows = wide.items.filter((row) => !before.has(row.id));
+      for (const was of before.values()) if (was) rows.push(rowOf(fields, was));
       const total = wide.totalCapped
         ? wide.total
-        : await countedBefore(wide.total, now, testOf(planOf(collection, query)));
+        : await countedBefore(wide.total, before, testOf(planOf(collection, query)));
       return page(rows, total);
     }
-    return found;
   }
 
   return {

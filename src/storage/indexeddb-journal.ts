@@ -19,8 +19,8 @@
 import type { Collection, Dexie } from 'dexie';
 import { readerOf, settled } from './indexeddb-requests.js';
 
-/** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context. */
-export const journalStores = { berth_undo: '++n, owner' } as const;
+/** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context, by collection. */
+export const journalStores = { berth_undo: '++n, owner, collection' } as const;
 const journalStore = 'berth_undo' satisfies keyof typeof journalStores;
 
 /** How one step is taken back: a record put back as it was (deleted when it was not there), or a change dropped. */
@@ -163,7 +163,7 @@ export type Before = Map<string, Record<string, unknown> | null>;
 export function committedReader(database: IDBDatabase, stores: readonly string[], collection: string) {
   const asked: Array<Promise<Array<JournalEntry & { n: number }>>> = [];
   const read = readerOf(database, [...stores, journalStore], (transaction) =>
-    asked.push(settled(transaction.objectStore(journalStore).getAll())),
+    asked.push(settled(transaction.objectStore(journalStore).index('collection').getAll(collection))),
   );
   const before = async (): Promise<Before> => {
     const was: Before = new Map();
@@ -171,8 +171,7 @@ export function committedReader(database: IDBDatabase, stores: readonly string[]
       const first: Before = new Map();
       // In the order the steps were written: a record's first entry holds it as it was before them.
       for (const entry of entries)
-        if (!('change' in entry) && entry.collection === collection && !first.has(entry.id))
-          first.set(entry.id, entry.before);
+        if (!('change' in entry) && !first.has(entry.id)) first.set(entry.id, entry.before);
       for (const [id, record] of first) was.set(id, record);
     }
     return was;
