@@ -11,7 +11,7 @@ import { walking } from './indexeddb-index-walk.js';
 import { listRows, planOf } from './in-memory-query.js';
 import { testOf } from '../core/record-match.js';
 import { intersect, rangeOf, readerOf, type IndexScope, type Reader } from './indexeddb-requests.js';
-import { committedReader, type Before } from './indexeddb-journal.js';
+import type { Journal, Pending } from './indexeddb-journal.js';
 import { indexableLength, orderIndexesOf, rowOf, searchStoreOf, trigramsOf } from './indexeddb-schema.js';
 
 /**
@@ -25,26 +25,30 @@ import { indexableLength, orderIndexesOf, rowOf, searchStoreOf, trigramsOf } fro
  * full; an order with no index (an unindexed field, keys of mixed
  * directions) is a scan that keeps only the page's worth of rows
  * (`indexeddb-index-walk.ts`). Totals count up to the count limit.
- * `committed`: reads outside a transaction of Berth's answer the records a
- * transaction not yet ended wrote as they were before it
- * (`committedReader`); inside one, they answer what is there.
+ * Given the `journal`, reads answer what is committed (outside a
+ * transaction of Berth's): a record a transaction not yet ended wrote, as it
+ * was before it (`Journal.committedReader`); without, what is there (inside
+ * one, which holds the write lock). `database` opens IndexedDB again when
+ * another context's new version closed it.
  */
 export function indexReads(
-  database: () => IDBDatabase,
+  database: () => Promise<IDBDatabase>,
   collection: CollectionDefinition,
-  committed: boolean,
+  journal?: Journal,
 ) {
   const name = collection.name;
   const fields = Object.keys(collection.fields);
   const indexes = orderIndexesOf(collection);
   const searchStore = collection.searchable.length ? searchStoreOf(name) : undefined;
   const stores = searchStore ? [name, searchStore] : [name];
-  const reader = (): Reader => readerOf(database(), stores);
+  const none = (): Promise<Pending> => Promise.resolve(new Map());
   /** A reader that also tells what records a transaction not yet ended wrote (none when reading as it is). */
-  const watching = (): { read: Reader; before: () => Promise<Before> } =>
-    committed
-      ? committedReader(database(), stores, name)
-      : { read: reader(), before: () => Promise.resolve(new Map()) };
+  const watching = async (id?: string): Promise<{ read: Reader; pending: () => Promise<Pending> }> => {
+    const db = await database();
+    return journal
+      ? journal.committedReader(db, stores, name, id)
+      : { read: readerOf(db, stores), pending: none };
+  };
   const from = (index: string | undefined) => (transaction: IDBTransaction) => {
     const store = transaction.objectStore(name);
     return index === undefined ? store : store.index(index);
@@ -157,24 +161,16 @@ export function indexReads(
     return walkOrder(read, query, plan.where, plan.filtered, walked.name, test, counting());
   }
 
-  /** The records (raw, as stored) with these ids as they are now. */
-  const recordsNow = (ids: readonly string[]): Promise<Array<Record<string, unknown> | undefined>> => {
-    const read = reader();
-    return Promise.all(ids.map((id) => read((t) => t.objectStore(name).get(id))));
-  };
   /** How many records `test` keeps once those a transaction not yet ended wrote are counted as they were before. */
-  async function countedBefore(
+  function countedBefore(
     counted: number,
-    before: Before,
+    pending: Pending,
     test: (record: Record<string, unknown>) => boolean,
   ) {
-    const ids = [...before.keys()];
-    const now = await recordsNow(ids);
-    ids.forEach((id, i) => {
-      if (now[i] && test(now[i])) counted--;
-      const was = before.get(id);
+    for (const { was, now } of pending.values()) {
+      if (now && test(now)) counted--;
       if (was && test(was)) counted++;
-    });
+    }
     return counted;
   }
 
@@ -183,60 +179,64 @@ export function indexReads(
    * page that met records a transaction not yet ended wrote answers them as
    * they were before it. They may have taken other records' places, so the
    * page is read again from its start with as many more records as it met
-   * of them, until it meets no more of them than that (a page that met none
-   * is read once); its total is counted so too.
+   * of them (twice as many as the last time, when more), until it meets no
+   * more of them than that (a page that met none is read once); its total
+   * is counted so too, up to the count limit.
    */
   async function list(query: ListQuery): Promise<ListResult<Row>> {
-    let watched = watching();
+    let watched = await watching();
     const found = await listWith(watched.read, query);
-    let before = await watched.before();
-    if (!before.size) return found;
+    let pending = await watched.pending();
+    if (!pending.size) return found;
     const wanted = (query.offset ?? 0) + query.limit;
-    let wide: ListResult<Row> | undefined = query.offset ? undefined : found;
-    for (let extra = 0, rounds = 1; ; rounds++) {
+    const cap = query.countLimit;
+    /** A total as committed, within the count limit. */
+    const within = (total: number, capped = false) =>
+      capped || (cap !== undefined && total > cap) ? { total: cap!, totalCapped: true } : { total };
+    let wide: ListResult<Row> | undefined = query.offset || found.totalCapped ? undefined : found;
+    for (let extra = 0; ;) {
       if (!wide) {
-        watched = watching();
-        wide = await listWith(watched.read, { ...query, offset: 0, limit: wanted + extra });
-        before = await watched.before();
+        watched = await watching();
+        // Counting as many more: as many as it wrote may be no longer (or not yet) committed.
+        const counting = cap === undefined ? {} : { countLimit: cap + pending.size };
+        wide = await listWith(watched.read, { ...query, ...counting, offset: 0, limit: wanted + extra });
+        pending = await watched.pending();
       }
-      const capped = wide.totalCapped ? { totalCapped: true } : {};
-      const page = (rows: Row[], total: number) => ({
+      const page = (rows: Row[], total: { total: number; totalCapped?: boolean }) => ({
         items: listRows(collection, rows, query).items,
-        total,
-        ...capped,
+        ...total,
       });
       // It ended meanwhile: this read is committed.
-      if (!before.size) return page(wide.items, wide.total);
-      const met = wide.items.filter((row) => before.has(row.id)).length;
-      // A full page whose records met may have pushed out records it needs: read more (a few times at most).
-      if (met > extra && wide.items.length === wanted + extra && rounds < 8) {
-        extra = met;
+      if (!pending.size) return page(wide.items, within(wide.total, wide.totalCapped));
+      const met = wide.items.filter((row) => pending.has(row.id)).length;
+      // A full page whose records met may have pushed out records it needs: read more, at least twice as many as
+      // the last time (a transaction that goes on writing, an import, is outrun: reads are faster than its steps).
+      if (met > extra && wide.items.length === wanted + extra) {
+        extra = Math.max(met, extra * 2);
         wide = undefined;
         continue;
       }
-      const rows = wide.items.filter((row) => !before.has(row.id));
-      for (const was of before.values()) if (was) rows.push(rowOf(fields, was));
-      const total = wide.totalCapped
-        ? wide.total
-        : await countedBefore(wide.total, before, testOf(planOf(collection, query)));
-      return page(rows, total);
+      const rows = wide.items.filter((row) => !pending.has(row.id));
+      for (const { was } of pending.values()) if (was) rows.push(rowOf(fields, was));
+      const test = testOf(planOf(collection, query));
+      return page(rows, within(countedBefore(wide.total, pending, test), wide.totalCapped));
     }
   }
 
   return {
     list,
     async get(id: string): Promise<Row | undefined> {
-      const { read, before } = watching();
+      const { read, pending } = await watching(id);
       const now = await read((t) => t.objectStore(name).get(id));
-      const was = await before();
-      const record = was.has(id) ? was.get(id) : (now as Record<string, unknown> | undefined);
+      const was = (await pending()).get(id);
+      const record = was ? was.was : (now as Record<string, unknown> | undefined);
       return record ? rowOf(fields, record) : undefined;
     },
     /** How many records hold a value (references): through the field's index when it has one. */
     async count(field: string, value: unknown): Promise<number> {
       const condition: Condition = { field, op: 'eq', value: value as Condition['value'] };
       const source = sourceOf(condition);
-      const { read, before } = watching();
+      const { read, pending } = await watching();
       const holds = (record: Record<string, unknown>) => record[field] === value;
       const counted =
         source?.kind === 'range'
@@ -244,8 +244,7 @@ export function indexReads(
             ? 0
             : await read((t) => from(source.index)(t).count(rangeOf(source.bounds) ?? undefined))
           : await countBy(read, undefined, {}, holds, Number.POSITIVE_INFINITY);
-      const was = await before();
-      return was.size ? countedBefore(counted, was, holds) : counted;
+      return countedBefore(counted, await pending(), holds);
     },
   };
 }

@@ -14,13 +14,15 @@
  * back before anything else. A change in the log is read only under the
  * lock, so such a transaction's changes are never delivered; a read of
  * records outside a transaction answers them as they were before its steps
- * (`committedReader`).
+ * (`Journal.committedReader`).
  */
 import type { Collection, Dexie } from 'dexie';
-import { readerOf, settled } from './indexeddb-requests.js';
+import { readerOf, type Reader } from './indexeddb-requests.js';
 
-/** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context, by collection. */
-export const journalStores = { berth_undo: '++n, owner, collection' } as const;
+/** The journal's store, as Dexie declares it: its entries in the order the steps were written, by context, by record. */
+export const journalStores = { berth_undo: '++n, owner, [collection+id]' } as const;
+/** The journal's index of the entries of records (a change's entries have no collection). */
+const byRecord = '[collection+id]';
 const journalStore = 'berth_undo' satisfies keyof typeof journalStores;
 
 /** How one step is taken back: a record put back as it was (deleted when it was not there), or a change dropped. */
@@ -69,6 +71,25 @@ export interface Journal {
    */
   askIn(transaction: IDBTransaction): () => boolean;
   /**
+   * A reader (`readerOf`) on `stores` (of `collection`) that also asks, in
+   * each IndexedDB transaction it opens, what the journal holds of
+   * `collection` (of its record `id` only, given one), so that a read
+   * outside a transaction of Berth's answers what is committed, never a
+   * running or dead one's steps. `pending()`, once the reads are done,
+   * answers those records (`Pending`; a later IndexedDB transaction's
+   * answer wins). Empty but while a transaction is running or was left in
+   * the middle: each step and its entry are one IndexedDB transaction, so a
+   * read that sees a step sees its entry. Where the journal is not shared
+   * (no Web Locks API), only this context's own entries count: another's
+   * may be those of a dead transaction, which no one takes back there.
+   */
+  committedReader(
+    database: IDBDatabase,
+    stores: readonly string[],
+    collection: string,
+    id?: string,
+  ): { read: Reader; pending(): Promise<Pending> };
+  /**
    * Takes back the steps left, newest first, and drops them, in one
    * IndexedDB transaction (all or nothing: a page closed in the middle
    * leaves them for the next one); under the write lock. Answers the
@@ -86,8 +107,25 @@ export function createJournal(owner: string, changeStore: string, shared: boolea
   const mine = (db: Dexie): Collection =>
     shared ? db.table(journalStore).toCollection() : db.table(journalStore).where('owner').equals(owner);
   const left = async (db: Dexie): Promise<boolean> => (await mine(db).count()) > 0;
+  const applies = (entry: { owner?: string }): boolean => shared || entry.owner === owner;
   return {
     shared,
+    committedReader(database, stores, collection, id) {
+      const range =
+        id === undefined
+          ? IDBKeyRange.bound([collection], [collection, []])
+          : IDBKeyRange.only([collection, id]);
+      const asked: Array<Promise<Pending>> = [];
+      const read = readerOf(database, [...stores, journalStore], (transaction) =>
+        asked.push(pendingIn(transaction, collection, range, applies)),
+      );
+      const pending = async (): Promise<Pending> => {
+        const all: Pending = new Map();
+        for (const seen of await Promise.all(asked)) for (const [key, each] of seen) all.set(key, each);
+        return all;
+      };
+      return { read, pending };
+    },
     note: (db, entry) => db.table(journalStore).add({ ...entry, owner }),
     clear: (db) => (shared ? db.table(journalStore).clear() : mine(db).delete()),
     left,
@@ -146,37 +184,47 @@ export function createJournal(owner: string, changeStore: string, shared: boolea
   }
 }
 
-/** What records of one collection were before the steps of transactions not yet ended: by id, as stored (null: none). */
-export type Before = Map<string, Record<string, unknown> | null>;
-
 /**
- * A reader (`readerOf`) on `stores` that also asks, in each IndexedDB
- * transaction it opens, what the journal holds of `collection`: so a read
- * outside a transaction of Berth's answers what is committed, never a
- * running (or dead) one's steps. `before()`, once the reads are done,
- * answers what each record those steps wrote was before the first of them
- * (a later IndexedDB transaction's answer wins: a record seen there is as
- * it is there). Empty but while a transaction is running or was left in
- * the middle: each step and its entry are one IndexedDB transaction, so a
- * read that sees a step sees its entry.
+ * What a read outside a transaction learns of the records of one collection
+ * that steps of a transaction not yet ended wrote: by id, each as stored
+ * before the first of them (`was`; null: none), and as it is in the same
+ * IndexedDB transaction (`now`; undefined: none).
  */
-export function committedReader(database: IDBDatabase, stores: readonly string[], collection: string) {
-  const asked: Array<Promise<Array<JournalEntry & { n: number }>>> = [];
-  const read = readerOf(database, [...stores, journalStore], (transaction) =>
-    asked.push(settled(transaction.objectStore(journalStore).index('collection').getAll(collection))),
-  );
-  const before = async (): Promise<Before> => {
-    const was: Before = new Map();
-    for (const entries of await Promise.all(asked)) {
-      const first: Before = new Map();
-      // In the order the steps were written: a record's first entry holds it as it was before them.
-      for (const entry of entries)
-        if (!('change' in entry) && !first.has(entry.id)) first.set(entry.id, entry.before);
-      for (const [id, record] of first) was.set(id, record);
-    }
-    return was;
-  };
-  return { read, before };
+export type Pending = Map<
+  string,
+  { was: Record<string, unknown> | null; now: Record<string, unknown> | undefined }
+>;
+
+/** Asks, in `transaction`, which records of `collection` in `range` entries `applies` keeps hold, and each as it is there. */
+function pendingIn(
+  transaction: IDBTransaction,
+  collection: string,
+  range: IDBKeyRange,
+  applies: (entry: { owner?: string }) => boolean,
+): Promise<Pending> {
+  return new Promise((resolve, reject) => {
+    const request = transaction.objectStore(journalStore).index(byRecord).getAll(range);
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const pending: Pending = new Map();
+      // By record, in the order the steps were written: a record's first entry holds it as it was before them.
+      for (const entry of request.result as Array<Extract<JournalEntry, { id: string }> & { owner?: string }>)
+        if (applies(entry) && !pending.has(entry.id))
+          pending.set(entry.id, { was: entry.before, now: undefined });
+      if (!pending.size) return resolve(pending);
+      // Each as it is, asked in the same IndexedDB transaction (still active here): what the read's own counted.
+      const records = transaction.objectStore(collection);
+      let left = pending.size;
+      for (const [id, each] of pending) {
+        const got = records.get(id);
+        got.onerror = () => reject(got.error);
+        got.onsuccess = () => {
+          each.now = got.result as Record<string, unknown> | undefined;
+          if (--left === 0) resolve(pending);
+        };
+      }
+    };
+  });
 }
 
 /**

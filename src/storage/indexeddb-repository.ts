@@ -11,7 +11,7 @@ import { isThenable, type Eventually } from '../core/eventually.js';
 import { indexReads, type IndexReads } from './indexeddb-index-reads.js';
 import { listRows, type RowsInOrder } from './in-memory-query.js';
 import { addChange, changeLogStore } from './indexeddb-change-log.js';
-import { committedReader, journalStoreNames, type Journal } from './indexeddb-journal.js';
+import { journalStoreNames, type Journal } from './indexeddb-journal.js';
 import { keyedFieldsOf, rowOf, searchEntryOf, searchStoreOf, storedOf } from './indexeddb-schema.js';
 
 /** One collection's object store, read from an in-memory copy while it is small and through its indexes once large. */
@@ -97,17 +97,23 @@ export function createStore(
   };
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName) : undefined;
   channel?.addEventListener('message', drop);
+  /** IndexedDB's own connection, opened again when another context's new version closed it. */
+  const opened = async (): Promise<IDBDatabase> => {
+    const db = database();
+    if (!db.isOpen()) await db.open();
+    return db.backendDB();
+  };
   /** Loads the copy as committed: the records a transaction not yet ended wrote, as they were before. */
   const load = async (): Promise<Map<string, Row> | undefined> => {
     const started = generation;
-    const { read, before } = committedReader(database().backendDB(), [name], name);
+    const { read, pending } = journal.committedReader(await opened(), [name], name);
     if (copyUpTo !== Infinity && (await read((t) => t.objectStore(name).count())) > copyUpTo) {
       if (started === generation) mode = 'indexed';
       return undefined;
     }
     const records = (await read((t) => t.objectStore(name).getAll())) as Array<Record<string, unknown>>;
     const rows = new Map(records.map((record) => [record.id as string, rowOf(fields, record)]));
-    for (const [id, was] of await before()) {
+    for (const [id, { was }] of await pending()) {
       if (was) rows.set(id, rowOf(fields, was));
       else rows.delete(id);
     }
@@ -123,8 +129,8 @@ export function createStore(
   };
   return {
     collection,
-    indexed: indexReads(() => database().backendDB(), collection, false),
-    committed: indexReads(() => database().backendDB(), collection, true),
+    indexed: indexReads(opened, collection),
+    committed: indexReads(opened, collection, journal),
     copy() {
       if (mode === 'indexed') return undefined;
       if (cache) return cache;

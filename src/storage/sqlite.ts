@@ -4,7 +4,7 @@ import Database from './sqlite-driver.js';
 import type { BackupProgress, StorageDriver } from '../core/internal.js';
 import { promised, type Eventually } from '../core/eventually.js';
 import { LruCache } from './lru-cache.js';
-import { readerQueueLimit, SqliteReader } from './sqlite-reader.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { pauseIndexes } from './sqlite-bulk.js';
 import { ensureSearchTable, pauseSearch, searchTextIndex } from './sqlite-search.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
@@ -54,6 +54,8 @@ interface Prepared {
 /** How often a long-running server lets SQLite refresh stale planner statistics. */
 const optimizeEvery = 6 * 3600_000;
 
+/** The most reads waiting on the reader thread that one more read outside a running transaction joins (of 256). */
+const asideLimit = 32;
 /** Rows a table holds (about) before a read that scans or sorts it all goes to the reader thread. */
 export const inlineRows = 10_000;
 /** A read that took longer than this on the event loop twice in a row goes to the reader thread from then on. */
@@ -193,6 +195,8 @@ export function openSqliteStorage(file: string): StorageDriver {
       return 0; // not a table of rows (a constant row, a view)
     }
   };
+  /** Long reads (by their plan, or their time) sent to the reader thread and not answered yet. */
+  let longReads = 0;
   /**
    * Runs a read outside any transaction: at once on this thread, or on the
    * reader thread when its plan scans or sorts a large table (or it once
@@ -210,8 +214,11 @@ export function openSqliteStorage(file: string): StorageDriver {
     if (hint === 'bounded')
       return (one ? entry.statement.get(...params) : entry.statement.all(...params)) as R;
     entry.lane ??= laneOf(planOf(db, sql, params), sql, rowsOf);
-    if (entry.lane === 'reader')
-      return (one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>;
+    if (entry.lane === 'reader') {
+      longReads++;
+      const rows = (one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>;
+      return rows.finally(() => longReads--);
+    }
     const started = performance.now();
     const rows = (one ? entry.statement.get(...params) : entry.statement.all(...params)) as R;
     // Twice too long in a row: a busy machine can stretch one fast read, not two.
@@ -244,8 +251,9 @@ export function openSqliteStorage(file: string): StorageDriver {
    * A read outside a transaction. While one holds the connection (its steps
    * not committed, awaiting something between them), the read goes to the
    * reader thread, whose connection reads what is committed, instead of
-   * waiting for it to end; it waits without a reader (`:memory:`) or when the
-   * reader's queue is full.
+   * waiting for it to end: when no long read is waiting there (it would wait
+   * behind them) and fewer than `asideLimit` reads (so that the long reads
+   * keep their room). Otherwise, and without a reader (`:memory:`), it waits.
    */
   const readOutside = <R>(
     one: boolean,
@@ -253,7 +261,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     sql: string,
     params: readonly unknown[],
   ): Eventually<R> =>
-    holder && reader && sql.startsWith('SELECT ') && reader.waiting < readerQueueLimit
+    holder && reader && longReads === 0 && reader.waiting < asideLimit && sql.startsWith('SELECT ')
       ? ((one ? reader.one(sql, params) : reader.all(sql, params)) as Promise<R>)
       : whenFree(statement, sql, params);
   const outside: SqlConnection = {
