@@ -628,6 +628,8 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
   });
 
   it('a read outside a running transaction answers what is committed: its writes only once it commits', async () => {
+    // A driver whose reads wait for a running transaction (SQLite's `:memory:`, which has no reader thread) never
+    // answers here: the transaction ends only after the reads.
     const { storage, repo } = await ready();
     const kept = await repo.create({ name: 'Kept', size: 1 });
     const gone = await repo.create({ name: 'Gone', size: 2 });
