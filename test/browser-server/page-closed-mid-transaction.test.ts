@@ -64,7 +64,10 @@ it('pages closed in the middle of multi-step transactions leave each whole or no
       (round) => (window as unknown as { writeUntilClosed(round: number): void }).writeUntilClosed(round),
       round,
     );
-    await new Promise((done) => setTimeout(done, 150 + Math.random() * 150));
+    // Four orders whole at least (so that the rounds write many, however slow the host), then closed at a moment
+    // of chance.
+    await page.waitForFunction(() => (window as unknown as { written(): number }).written() >= 4);
+    await new Promise((done) => setTimeout(done, Math.random() * 150));
     await page.close({ runBeforeUnload: false });
     // It reads the log first, or writes first: either finds the journal not empty.
     const seen = (await witness.evaluate(

@@ -16,21 +16,28 @@ it('pages closed in the middle of writes leave every record with its change, and
     await page.goto(`${url}/playground/`);
     await page.locator('#chat-state').waitFor();
     await page.evaluate((round) => {
-      const { berth } = window as unknown as { berth: { fetch: typeof fetch } };
+      const seen = window as unknown as { berth: { fetch: typeof fetch }; written: number };
+      seen.written = 0;
       let n = 0;
       const go = (): void => {
         const email = `r${round}-${n++}@example.org`;
-        void berth
+        void seen.berth
           .fetch('/users', {
             method: 'POST',
             body: JSON.stringify({ name: 'X', email }),
             headers: { 'content-type': 'application/json' },
           })
-          .then(go, go);
+          .then((answer) => {
+            if (answer.status === 201) seen.written++;
+            go();
+          }, go);
       };
       for (let i = 0; i < 4; i++) go();
     }, round);
-    await new Promise((done) => setTimeout(done, 150 + Math.random() * 100));
+    // Eight records written at least (so that the rounds write many, however slow the host), then closed at a
+    // moment of chance.
+    await page.waitForFunction(() => (window as unknown as { written: number }).written >= 8);
+    await new Promise((done) => setTimeout(done, Math.random() * 100));
     await page.close({ runBeforeUnload: false });
     const check = await context.newPage();
     await check.goto(`${url}/playground/`);

@@ -36,9 +36,16 @@ const post = (title: string) =>
 const writeUntilClosed = async (round: number): Promise<void> => {
   await server.ready;
   let n = 0;
-  const go = (): void => void post(`r${round}-${n++}`).then(go, go);
+  const go = (): void =>
+    void post(`r${round}-${n++}`).then((answer) => {
+      if (answer.status === 201) ordersWritten++;
+      go();
+    }, go);
   for (let i = 0; i < 4; i++) go();
 };
+/** Orders this page wrote whole (answered 201). */
+let ordersWritten = 0;
+const written = (): number => ordersWritten;
 
 /**
  * What IndexedDB holds, read as it is, after this page (ready, open before the others closed) read its change log
@@ -99,4 +106,4 @@ const storedWhenReady = async () => {
   return stored();
 };
 
-Object.assign(window, { writeUntilClosed, afterFirst, storedWhenReady });
+Object.assign(window, { writeUntilClosed, written, afterFirst, storedWhenReady });
