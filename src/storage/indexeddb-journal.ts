@@ -203,7 +203,27 @@ function pendingIn(
   applies: (entry: { owner?: string }) => boolean,
 ): Promise<Pending> {
   return new Promise((resolve, reject) => {
-    const request = transaction.objectStore(journalStore).index(byRecord).getAll(range);
+    // Counted first (the cheaper request, and almost always 0); its entries read only when there are some.
+    const journal = transaction.objectStore(journalStore);
+    const counted = journal.count();
+    counted.onerror = () => reject(counted.error);
+    counted.onsuccess = () => {
+      if (counted.result === 0) resolve(new Map());
+      else entriesIn(transaction, journal, collection, range, applies).then(resolve, reject);
+    };
+  });
+}
+
+/** The records of `collection` in `range` that the journal's entries `applies` keeps hold, each as it is there. */
+function entriesIn(
+  transaction: IDBTransaction,
+  journal: IDBObjectStore,
+  collection: string,
+  range: IDBKeyRange,
+  applies: (entry: { owner?: string }) => boolean,
+): Promise<Pending> {
+  return new Promise((resolve, reject) => {
+    const request = journal.index(byRecord).getAll(range);
     request.onerror = () => reject(request.error);
     request.onsuccess = () => {
       const pending: Pending = new Map();
