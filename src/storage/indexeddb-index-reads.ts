@@ -193,6 +193,11 @@ export function indexReads(
     /** A total as committed, within the count limit. */
     const within = (total: number, capped = false) =>
       capped || (cap !== undefined && total > cap) ? { total: cap!, totalCapped: true } : { total };
+    /** The page from rows that hold it, with its total. */
+    const page = (rows: Row[], total: { total: number; totalCapped?: boolean }) => ({
+      items: listRows(collection, rows, query).items,
+      ...total,
+    });
     let wide: ListResult<Row> | undefined = query.offset || found.totalCapped ? undefined : found;
     for (let extra = 0; ;) {
       if (!wide) {
@@ -202,10 +207,6 @@ export function indexReads(
         wide = await listWith(watched.read, { ...query, ...counting, offset: 0, limit: wanted + extra });
         pending = await watched.pending();
       }
-      const page = (rows: Row[], total: { total: number; totalCapped?: boolean }) => ({
-        items: listRows(collection, rows, query).items,
-        ...total,
-      });
       // It ended meanwhile: this read is committed.
       if (!pending.size) return page(wide.items, within(wide.total, wide.totalCapped));
       const met = wide.items.filter((row) => pending.has(row.id)).length;
