@@ -126,7 +126,9 @@ describe('the in-page WebSocket class in Chromium', () => {
         a.send('hi from a');
         await settled(seenB, 1);
         b.send(new Uint8Array([1, 2, 3]));
+        // The room's copy to A and the length answer to B travel apart: B closes once both came.
         await settled(seenA, 3);
+        await settled(seenB, 2);
         b.close();
         await settled(seenA, 4);
         a.close();
