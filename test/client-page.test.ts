@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer, type BrowserServer } from '../src/browser/browser-server.js';
-import { lockWaitWarnMs } from '../src/browser/page-live-queries.js';
-import { defineCollection, defineModule, field, importedRecord, silentLogger } from '../src/core/internal.js';
+import { defineCollection, defineModule, field, importedRecord } from '../src/core/internal.js';
 import { createClient } from '../src/client/index.js';
 import { booksModule, books } from '../src/modules/books/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
@@ -25,23 +24,21 @@ async function pageServer() {
   return { server, write };
 }
 
-type List = ReturnType<
-  Parameters<Parameters<BrowserServer['storage']['transaction']>[0]>[0]['repository']
->['list'];
+type List = ReturnType<ReturnType<BrowserServer['storage']['as']>['repository']>['list'];
 
-/** Wraps each list read in the storage's transactions: where the page's live queries read (holding the write lock). */
+/** Wraps each list read through the storage's callers' views: where the page's live queries read (as the Node server's). */
 function onListReads(server: BrowserServer, wrap: (list: List) => List): void {
-  const transaction = server.storage.transaction.bind(server.storage);
-  server.storage.transaction = (work) =>
-    transaction((tx) => {
-      const repository = tx.repository.bind(tx);
-      tx.repository = (collection) => {
-        const records = repository(collection);
-        records.list = wrap(records.list.bind(records)) as typeof records.list;
-        return records;
-      };
-      return work(tx);
-    });
+  const as = server.storage.as.bind(server.storage);
+  server.storage.as = (caller) => {
+    const view = as(caller);
+    const repository = view.repository.bind(view);
+    view.repository = (collection) => {
+      const records = repository(collection);
+      records.list = wrap(records.list.bind(records)) as typeof records.list;
+      return records;
+    };
+    return view;
+  };
 }
 
 /**
@@ -184,24 +181,17 @@ describe('berth/client on an in-page server', () => {
     await b.storage.load(notes, async (add) => {
       await add(importedRecord(notes, { title: 'loaded' }));
     });
-    // A's next transaction (the live query's read) waits until the lost word was said.
-    const storage = a.storage as { transaction: (...args: unknown[]) => Promise<unknown> };
-    const transaction = storage.transaction.bind(storage);
+    // A's next list read (the live query's) waits until the lost word was said.
     let release!: () => void;
     const gate = new Promise<void>((done) => (release = done));
     let held = false;
-    // Transactions one after another (as IndexedDB's lock would): the first, held, answers first.
-    let previous: Promise<unknown> = Promise.resolve();
-    storage.transaction = (...args: unknown[]) => {
-      const first = !held;
-      held = true;
-      const run = previous.then(async () => {
-        if (first) await gate;
-        return transaction(...args);
-      });
-      previous = run.catch(() => {});
-      return run;
-    };
+    onListReads(a, (list) => async (query) => {
+      if (!held) {
+        held = true;
+        await gate;
+      }
+      return list(query);
+    });
     const client = createClient({ server: a });
     const errors: string[] = [];
     const latest = client.live<typeof books>('books', 'author=Cut&sort=title', {
@@ -305,7 +295,7 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
   });
 
-  it('a change that comes before the one before it is applied is never lost: in one transaction, or written as the result is read (the write waits for the read, which holds the lock)', async () => {
+  it('a change that comes before the one before it is applied is never lost: in one transaction, or written while the result is read (applied to it after)', async () => {
     const { server } = await pageServer();
     const client = createClient({ server });
     const live = client.live<typeof books>('books', 'year=2001&sort=title');
@@ -337,52 +327,43 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     });
     const second = client.live<typeof books>('books', 'year=2001&sort=-title');
     await new Promise((settle) => setTimeout(settle, 10)); // read, and held
-    // The write waits for the read, which holds the write lock; then its change reaches the new result.
-    let moved = false;
-    const moving = server.storage
-      .repository(books)
-      .update(moves.id, { year: 2002 })
-      .then(() => (moved = true));
-    await new Promise((settle) => setTimeout(settle, 10));
-    expect(moved).toBe(false);
+    // The write does not wait for the read; its change comes while the read is held, and is applied after it.
+    await server.storage.repository(books).update(moves.id, { year: 2002 });
     release();
-    await moving;
     await second.ready;
-    await new Promise((settle) => setTimeout(settle, 20));
-    expect(second.items.map(({ title }) => title)).toEqual([]);
+    // The result as read, before the write (its changes start in a later task).
+    expect(second.items.map(({ title }) => title)).toEqual(['Moves']);
+    await expect.poll(() => second.items.map(({ title }) => title)).toEqual([]);
     expect(titles()).toEqual([]);
     client.close();
     await server.close();
   });
 
-  it('a live query awaited inside a transaction waits for the lock it holds, and the page warns once it has waited long', async () => {
-    const warnings: string[] = [];
-    const logger = {
-      ...silentLogger,
-      warn: (_fields: object, message?: string) => void warnings.push(message ?? ''),
-    };
+  it('a live query asked inside a transaction answers at once what is committed, then hears the transaction’s changes once it ends', async () => {
+    // A file: reads outside a transaction go to the reader's connection (SQLite in memory has one connection).
+    const directory = mkdtempSync(join(tmpdir(), 'berth-page-live-tx-'));
     const server = createBrowserServer({
       modules: [booksModule],
-      storage: openSqliteStorage(':memory:'),
-      logger,
+      storage: openSqliteStorage(join(directory, 'data.sqlite')),
     });
     await server.ready;
-    const handlers = { event: () => {}, error: () => {} };
-    expect((await server.live('books', 'year=1', handlers)).ok).toBe(true); // the page follows its log
-    let answer: ReturnType<BrowserServer['live']> | undefined;
-    await server.storage.transaction(async () => {
-      answer = server.live('books', 'sort=title', handlers);
-      const waited = await Promise.race([
-        answer.then(() => 'answered'),
-        new Promise((settle) => setTimeout(settle, lockWaitWarnMs + 300, 'waiting')),
-      ]);
-      expect(waited).toBe('waiting');
+    await server.storage.repository(books).create({ title: 'Before', author: 'X', year: 1 });
+    const events: string[] = [];
+    const handlers = {
+      event: (what: string, record: { id: string; title?: string }) =>
+        void events.push(`${what} ${record.title ?? record.id}`),
+      error: (problem: { reason: string }) => void events.push(`error ${problem.reason}`),
+    };
+    let answer: Awaited<ReturnType<BrowserServer['live']>> | undefined;
+    await server.storage.transaction(async (tx) => {
+      await tx.repository(books).create({ title: 'Inside', author: 'X', year: 1 });
+      answer = await server.live('books', 'year=1&sort=title', handlers);
     });
-    expect(warnings).toEqual([expect.stringMatching(/awaited inside a transaction .* open it outside/)]);
-    // Once the transaction ends, the query is read.
-    expect(await answer).toMatchObject({ ok: true, items: expect.any(Array) });
+    expect(answer).toMatchObject({ ok: true, items: [{ title: 'Before' }] });
+    await expect.poll(() => events).toEqual(['enter Inside']);
     await server.close();
-  }, 15_000);
+    rmSync(directory, { recursive: true, force: true });
+  });
 
   it('refuses what the Node server refuses, saying why: paging, an unknown topic; and any once it is closed', async () => {
     const { server } = await pageServer();

@@ -158,6 +158,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     storage,
     events,
     lost,
+    position: changes.position,
     logger: options.logger ?? silentLogger,
     ready,
   });

@@ -49,6 +49,8 @@ export function followPageChanges(options: PageChangesOptions): {
   events: EventBus;
   lost: LostChanges;
   following: Promise<void>;
+  /** Every change up to this seq was passed on (the log's head when the page started following it, or later). */
+  position(): number;
   /**
    * This context wrote without change events (a load without hooks, which
    * cuts the log): it reads the log at once, and tells the other contexts
@@ -165,6 +167,7 @@ export function followPageChanges(options: PageChangesOptions): {
       },
     },
     following,
+    position: () => tail?.position ?? passed,
     close() {
       closed = true;
       lostListeners.clear();

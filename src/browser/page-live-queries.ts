@@ -6,6 +6,13 @@
  * read again only where the database alone knows the answer (a full result
  * that lost a record). A write costs nothing for the live queries it cannot
  * concern. The page's caller is its one user, as its `fetch` is.
+ *
+ * A result is read as the Node server reads one, without the write lock: the
+ * page's reads answer what is committed (a transaction's writes only once it
+ * ends, in this tab or another), and a change that comes while the result is
+ * read is applied to it after. So a live query asked inside a transaction
+ * answers at once, and one asked during a long transaction (an import) does
+ * not wait for its end.
  */
 import {
   adminCaller,
@@ -19,7 +26,6 @@ import {
   type Logger,
   type Storage,
   type Topic,
-  type Transaction,
 } from '../core/internal.js';
 import type { LostChanges } from './page-changes.js';
 
@@ -30,60 +36,20 @@ export interface PageLiveOptions {
   events: EventBus;
   /** Topics that lost changes before `events` carried them: their live queries are read again. */
   lost: LostChanges;
+  /** Every change up to this seq was passed on by `events`: they are committed, and a read now sees them. */
+  position: () => number;
   logger: Logger;
   /** Settles once storage is migrated. */
   ready: Promise<void>;
 }
 
-/** How long a live query's read may wait for the write lock before the page warns (a transaction holds it). */
-export const lockWaitWarnMs = 5_000;
-
 export function createPageLiveQueries(options: PageLiveOptions) {
-  const { storage, events } = options;
-  type Waiting = {
-    read: (scope: Transaction) => Promise<unknown>;
-    settle: (value: unknown) => void;
-    fail: (error: unknown) => void;
-  };
-  /** The results to read at the next hold of the write lock: those asked for in one task share it. */
-  let waiting: Waiting[] | undefined;
-  /**
-   * Reads a result holding the write lock (across the page's tabs and its Service Worker): no write comes
-   * between the result and the log's head it stands at. One hold for every read asked for in the same task (a
-   * change that makes many results read again).
-   */
-  const committed = <R>(read: (scope: Transaction) => Promise<R>): Promise<R> =>
-    new Promise<R>((resolve, reject) => {
-      if (!waiting) {
-        const reads: Waiting[] = (waiting = []);
-        queueMicrotask(() => {
-          waiting = undefined;
-          // A wait that long is most likely a live query awaited inside a transaction: said once, not ended.
-          const slow = setTimeout(
-            () =>
-              options.logger.warn(
-                { waitedMs: lockWaitWarnMs },
-                `a live query has waited ${lockWaitWarnMs / 1000} s for the write lock to read its result: a live query awaited inside a transaction or a write hook waits for that transaction's lock for ever; open it outside`,
-              ),
-            lockWaitWarnMs,
-          );
-          storage
-            .transaction((scope) => {
-              clearTimeout(slow);
-              return Promise.all(reads.map(({ read, settle, fail }) => read(scope).then(settle, fail)));
-            })
-            // The lock or the transaction failed (storage closing): each read not settled yet fails with it.
-            .catch((error: unknown) => reads.forEach(({ fail }) => fail(error)))
-            .finally(() => clearTimeout(slow));
-        });
-      }
-      waiting.push({ read, settle: resolve as (value: unknown) => void, fail: reject });
-    });
-  const engine = createLiveQueries({ ...options, committed });
+  const { events } = options;
+  const engine = createLiveQueries(options);
   /** How to end each live query that is open. */
   const open = new Set<() => void>();
   let counter = 0;
-  /** The seq of the last change event (or the log's head before any): where a result read now stands. */
+  /** The seq of the last change event heard (or where `events` stood before): where a result read now stands. */
   let head = 0;
   let unfollow: Array<() => void> | undefined;
   let following: Promise<void> | undefined;
@@ -92,7 +58,10 @@ export function createPageLiveQueries(options: PageLiveOptions) {
     if (event.seq !== undefined && event.seq > head) head = event.seq;
     engine.deliver(event);
   };
-  /** Hears the change events from now on; the log's head covers what came before (a later event only raises it). */
+  /**
+   * Hears the change events from now on; where they stood covers what came before (a later event only raises
+   * it). Not the log's bounds: those wait for the write lock, which a transaction asking for a live query holds.
+   */
   const follow = async (): Promise<void> => {
     await options.ready;
     if (closed) return;
@@ -101,8 +70,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
       events.subscribe(hear),
       options.lost.subscribe(({ topic, floor }) => engine.lost(topic, floor)),
     ];
-    const bounds = await storage.changes?.bounds().catch(() => undefined);
-    head = Math.max(head, bounds?.head ?? 0);
+    head = Math.max(head, options.position());
   };
 
   return {

@@ -15,7 +15,7 @@ import { parseListQueryString } from './list-query.js';
 import type { Logger } from './logger.js';
 import { byKeys, testOf } from './record-match.js';
 import { listQueryFor } from './resource-policy.js';
-import { orderOf, type ListQuery, type Storage, type Transaction } from './storage.js';
+import { orderOf, type ListQuery, type Storage } from './storage.js';
 
 /**
  * Who holds a live query: a realtime connection on the Node server (its
@@ -107,14 +107,6 @@ export interface LiveQueryOptions {
   collections: readonly CollectionDefinition[];
   storage: Storage;
   logger: Logger;
-  /**
-   * Runs a result's read (through the scope it is given) where no write
-   * transaction is in flight, where the storage's own reads may see one
-   * (IndexedDB: a record a failing transaction undoes would stay in the
-   * result, no change ever taking it out). Absent: reads run as they come
-   * (SQL reads see committed writes).
-   */
-  committed?: <R>(read: (scope: Transaction) => Promise<R>) => Promise<R>;
 }
 
 export type LiveAck =
@@ -215,11 +207,11 @@ export function createLiveQueries(options: LiveQueryOptions) {
   /** The result as the database has it now, as this caller may list it. */
   const read = async (live: LiveQuery): Promise<AnyRecord[]> => {
     const collection = collections.get(live.topic)!;
-    const list = (scope: Transaction) =>
-      scope.repository(collection).list({ ...live.listQuery, limit: live.limit });
-    const { items } = await (options.committed
-      ? options.committed(list)
-      : list(options.storage.as(live.caller)));
+    // Committed writes only, on every driver: a change after the result's seq that it already holds is applied again.
+    const { items } = await options.storage
+      .as(live.caller)
+      .repository(collection)
+      .list({ ...live.listQuery, limit: live.limit });
     return items.map((item) => collection.present(item as never) as AnyRecord);
   };
 

@@ -69,9 +69,9 @@ cases.push({
   },
 });
 
-// A page's live query is read where no write transaction is in flight (here, in another context, and when its
-// result is read again): IndexedDB's reads see one's writes before it ends, and one that fails takes them back
-// with no change to say so.
+// A page's live query never holds what a write transaction in flight (here, in another context, or when its result
+// is read again) then undoes: the page's reads answer what is committed. One that fails takes its writes back with
+// no change to say so.
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /** A page's server of `things` on IndexedDB `name`: a create titled `…undone` holds its transaction until `release`, then fails. */
 function thingsServer(name: string) {
@@ -139,6 +139,25 @@ cases.push({
     const until = performance.now() + 2000;
     while (page.result.size === 0 && performance.now() < until) await pause(10);
     chai.expect([...page.result.values()]).to.deep.equal(['kept']);
+    await page.server.close();
+  },
+});
+
+cases.push({
+  name: 'IndexedDB: a page’s live query asked inside a transaction answers at once what is committed, then hears the transaction’s changes once it ends',
+  test: async () => {
+    const page = thingsServer(`contract-live-inside-${mode}-${Date.now()}`);
+    await page.server.ready;
+    chai.expect((await page.post('before')).status).to.equal(201);
+    let answer: Awaited<ReturnType<typeof page.live>> | undefined;
+    await page.server.storage.transaction(async (tx) => {
+      await tx.repository(page.things).create({ title: 'inside' });
+      answer = await page.live('sort=title');
+    });
+    chai.expect(titlesOf(answer!)).to.deep.equal(['before']);
+    const until = performance.now() + 2000;
+    while (page.result.size < 2 && performance.now() < until) await pause(10);
+    chai.expect([...page.result.values()].sort()).to.deep.equal(['before', 'inside']);
     await page.server.close();
   },
 });

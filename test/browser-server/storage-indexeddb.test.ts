@@ -34,6 +34,7 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
         ...contractCaseNames(),
         'IndexedDB: a list on a second driver of the same database sees the first one’s writes, in an order it kept',
         'IndexedDB: a page’s live query asked while a transaction is in flight never holds a record that transaction undoes',
+        'IndexedDB: a page’s live query asked inside a transaction answers at once what is committed, then hears the transaction’s changes once it ends',
         'IndexedDB: a page’s live query asked while another context’s transaction is in flight never holds a record it undoes',
         'IndexedDB: a page’s live query read again while a transaction is in flight never holds a record it undoes',
         'IndexedDB: the reads version stays while nothing changes, and is another after a write here or in another context',
