@@ -183,16 +183,18 @@ async function writeEvery(prefix, total, of, intervalMs) {
 }
 
 const result = {};
+// How long the server is left to settle before each memory figure (the test mode's is shorter).
+const settleMs = plan.settleMs ?? 2000;
 // Warm-up: the server loads its realtime code, its JIT sees a few connections and writes.
 const warm = await openAll(Math.min(50, count), 0);
 if (plan.writes) await writeEvery('warm-up', 5, warm.length, 100);
 closing = true;
 for (const each of warm) each.close();
-await sleep(2000);
+await sleep(settleMs);
 closing = false;
 result.rssIdleKb = rssKb();
 const opened = await openAll(count, 0);
-await sleep(2000);
+await sleep(settleMs);
 result.rssConnectedKb = rssKb();
 if (plan.writes) {
   await writeEvery('warm', plan.warmWrites ?? 5, count, plan.intervalMs ?? 100);
@@ -217,7 +219,7 @@ result.dropped = dropped;
 if (plan.snapshots) result.heapConnectedKb = await heapKb();
 closing = true;
 for (const each of opened) each.close();
-await sleep(plan.snapshots ? 3000 : 200);
+await sleep(plan.snapshots ? settleMs * 1.5 : 200);
 if (plan.snapshots) result.heapIdleKb = await heapKb();
 console.log(JSON.stringify(result));
 process.exit(0);

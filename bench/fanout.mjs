@@ -26,6 +26,9 @@ const clients = Number(process.env.BENCH_FANOUT_CLIENTS ?? 3000);
 // The test mode (BENCH_SECONDS=1) waits 2 s: it checks the row is there, not the re-check.
 const quiet = Number(process.env.BENCH_FANOUT_QUIET ?? (seconds === 1 ? 2 : 65));
 const writes = seconds * 10; // one every 100 ms
+// Before each memory figure, the server is left this long (2 s, 3 s once the clients went); the test mode's is
+// shorter: it checks the rows are there, not the figures.
+const settleMs = Number(process.env.BENCH_FANOUT_SETTLE_MS ?? (seconds === 1 ? 300 : 2000));
 const token = 'bench-token-0123456789';
 
 /** What the fan-out's servers run with: Berth's limits lifted for this many clients from one address. */
@@ -76,6 +79,7 @@ async function drive(running, plan) {
         snapshots: running.cwd,
         clients,
         writeToken: token,
+        settleMs,
         ...plan,
       }),
     ],
