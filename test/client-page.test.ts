@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBrowserServer, type BrowserServer } from '../src/browser/browser-server.js';
-import { defineCollection, defineModule, field, importedRecord } from '../src/core/internal.js';
+import { readWaitWarnMs } from '../src/browser/page-live-queries.js';
+import { defineCollection, defineModule, field, importedRecord, silentLogger } from '../src/core/internal.js';
 import { createClient } from '../src/client/index.js';
 import { booksModule, books } from '../src/modules/books/index.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
@@ -364,6 +365,34 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
     rmSync(directory, { recursive: true, force: true });
   });
+
+  it('on SQLite in memory (one connection) one asked inside a transaction waits for its end, and the page warns once it has waited long', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_fields: object, message?: string) => void warnings.push(message ?? ''),
+    };
+    const server = createBrowserServer({
+      modules: [booksModule],
+      storage: openSqliteStorage(':memory:'),
+      logger,
+    });
+    await server.ready;
+    const handlers = { event: () => {}, error: () => {} };
+    let answer: ReturnType<BrowserServer['live']> | undefined;
+    await server.storage.transaction(async () => {
+      answer = server.live('books', 'sort=title', handlers);
+      const waited = await Promise.race([
+        answer.then(() => 'answered'),
+        new Promise((settle) => setTimeout(settle, readWaitWarnMs + 300, 'waiting')),
+      ]);
+      expect(waited).toBe('waiting');
+    });
+    expect(warnings).toEqual([expect.stringMatching(/waits for ever; ask for it outside/)]);
+    // Once the transaction ends, the query is read.
+    expect(await answer).toMatchObject({ ok: true, items: expect.any(Array) });
+    await server.close();
+  }, 15_000);
 
   it('refuses what the Node server refuses, saying why: paging, an unknown topic; and any once it is closed', async () => {
     const { server } = await pageServer();

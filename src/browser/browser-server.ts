@@ -112,7 +112,8 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
   // This context's writes publish here (the app's own listeners hear them at once); the page hears every
   // change of the database, other contexts' too, in the log's order, on `events`.
   const writes = new EventBus();
-  const storage = app.createStorage(options.storage ?? openIndexedDbStorage(name), writes);
+  const driver = options.storage ?? openIndexedDbStorage(name);
+  const storage = app.createStorage(driver, writes);
   const settings = new Map<string, ResolvedSettings>();
   for (const moduleSettings of app.settings) {
     const section = options.settings?.[moduleSettings.module];
@@ -143,6 +144,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     logger: options.logger ?? silentLogger,
     ready: migrating,
     topics: app.collections.map(({ name }) => name),
+    elsewhere: (collection) => driver.heardElsewhere?.(collection),
   });
   const { events, lost } = changes;
   // A load without hooks writes no change, and cuts the log: the page, and the other contexts, read it at once

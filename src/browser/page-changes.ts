@@ -38,6 +38,12 @@ export interface PageChangesOptions {
   ready: Promise<void>;
   /** The topics whose changes the log keeps (the collections'): those `lost` may name. */
   topics: readonly string[];
+  /**
+   * A change another context wrote was read from the log: called with its
+   * collection before the change is passed on (the storage drops what it
+   * keeps in memory of it, which that context's own word may reach later).
+   */
+  elsewhere?: (collection: string) => void;
 }
 
 /** Hears each topic that lost changes from the log before the page heard them, with its last change that went. */
@@ -65,6 +71,8 @@ export function followPageChanges(options: PageChangesOptions): {
   let starting: Promise<void> | undefined;
   /** The last seq passed on before the tail started: it starts at or after it. */
   let passed = 0;
+  /** The seqs of this context's own changes the tail has not passed on yet: any other it passes on is another's. */
+  const own = new Set<number>();
   let closed = false;
   const channel =
     changes && typeof BroadcastChannel === 'function'
@@ -80,7 +88,10 @@ export function followPageChanges(options: PageChangesOptions): {
         tail = followLog(
           changes,
           Math.max(head, passed),
-          (event) => events.publish(event),
+          (event) => {
+            if (event.seq === undefined || !own.delete(event.seq)) options.elsewhere?.(event.topic);
+            events.publish(event);
+          },
           logger,
           pollMs,
           lostFromLog,
@@ -100,6 +111,7 @@ export function followPageChanges(options: PageChangesOptions): {
   const lostListeners = new Set<(lost: LostTopic) => void>();
   /** Changes after `from`, up to `to`, went before the tail read them: each topic that lost one is told, in turn. */
   const lostFromLog = async (from: number, to: number): Promise<void> => {
+    for (const seq of own) if (seq <= to) own.delete(seq);
     for (const lost of await topicsLost(changes!, options.topics, from, to)) {
       logger.warn(
         { topic: lost.topic, from, to },
@@ -128,8 +140,11 @@ export function followPageChanges(options: PageChangesOptions): {
     if (!closed) channel!.postMessage('changed');
   };
   const unsubscribe = writes.subscribe((event) => {
-    if (tail && event.seq !== undefined) tail.poke(event);
-    else {
+    if (tail && event.seq !== undefined) {
+      // One the tail read from the log already (its own read came first) was taken for another's: its copy went.
+      if (event.seq > tail.position) own.add(event.seq);
+      tail.poke(event);
+    } else {
       // Not following yet (or an event that is no change of the log): as it comes.
       if (event.seq !== undefined && event.seq > passed) passed = event.seq;
       events.publish(event);

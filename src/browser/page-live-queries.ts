@@ -10,9 +10,10 @@
  * A result is read as the Node server reads one, without the write lock: the
  * page's reads answer what is committed (a transaction's writes only once it
  * ends, in this tab or another), and a change that comes while the result is
- * read is applied to it after. So a live query asked inside a transaction
- * answers at once, and one asked during a long transaction (an import) does
- * not wait for its end.
+ * read is applied to it after. So on IndexedDB a live query asked inside a
+ * transaction answers at once, and one asked during a long transaction (an
+ * import) does not wait for its end. A storage whose reads wait for a running
+ * transaction (SQLite in memory: one connection) waits there.
  */
 import {
   adminCaller,
@@ -42,6 +43,9 @@ export interface PageLiveOptions {
   /** Settles once storage is migrated. */
   ready: Promise<void>;
 }
+
+/** How long a live query's first read may take before the page warns that it waits (for a transaction's end). */
+export const readWaitWarnMs = 5_000;
 
 export function createPageLiveQueries(options: PageLiveOptions) {
   const { events } = options;
@@ -112,11 +116,22 @@ export function createPageLiveQueries(options: PageLiveOptions) {
       };
       open.add(end);
       let started;
+      // Said, not ended: a read that waits that long most likely waits for the transaction that asked for it.
+      const slow = setTimeout(
+        () =>
+          options.logger.warn(
+            { topic, query, waitedMs: readWaitWarnMs },
+            `a live query has waited ${readWaitWarnMs / 1000} s to read its result: this storage reads it once a running transaction ends (SQLite in memory has one connection), so one asked inside that transaction or a write hook waits for ever; ask for it outside`,
+          ),
+        readWaitWarnMs,
+      );
       try {
         started = await engine.subscribe(subscriber, adminCaller, topic, query, () => head);
       } catch (error) {
         end();
         throw error;
+      } finally {
+        clearTimeout(slow);
       }
       const { ack, start } = started;
       if (!ack.ok) {

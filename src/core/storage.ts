@@ -226,6 +226,13 @@ export interface StorageDriver extends DriverScope {
   backup?(file: string, onProgress?: BackupProgress): Promise<void>;
   /** The change log, on drivers that keep one (their transactions' scopes then append to it). */
   readonly changes?: ChangeLogDriver;
+  /**
+   * Optional: a change of `collection` that another context on the same
+   * database wrote (a page's other tab, its Service Worker) was read from
+   * the log. What the driver keeps of that collection's records in memory
+   * goes, so that a read after it sees that change.
+   */
+  heardElsewhere?(collection: string): void;
   close(): Promise<void>;
 }
 

@@ -44,6 +44,8 @@ export interface Store {
   ): Promise<number | undefined>;
   /** Its records changed other than by `write` (a transaction taken back): the copy goes, here and in other contexts. */
   changed(): void;
+  /** Another context changed its records, and this one heard it before that context's word: the copy goes, here. */
+  stale(): void;
   /** A transaction's steps wrote these records (null: deleted) and it ended: the copies learn them. */
   ended(written: ReadonlyMap<string, Row | null>): void;
   /** Throws as `noStepsLeft` does, in an IndexedDB transaction of its own: for a write that found nothing to write. */
@@ -145,6 +147,7 @@ export function createStore(
       drop();
       channel?.postMessage('changed');
     },
+    stale: drop,
     ended(written) {
       if (cache) putOver(cache, written);
       moved();

@@ -288,6 +288,8 @@ export function openIndexedDbStorage(name = 'berth', options: IndexedDbOptions =
       return { created };
     },
     changes: indexedDbChangeLog(database, lock, lookingInside, journal),
+    // The writer's word over the BroadcastChannel may come after its change was read from the log.
+    heardElsewhere: (collection) => stores.get(collection)?.stale(),
     async close() {
       db?.close();
       db = undefined;
