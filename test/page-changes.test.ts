@@ -24,12 +24,13 @@ afterEach(async () => {
 
 /**
  * Two contexts on one database, as two tabs (or a tab and its Service Worker) on one IndexedDB database: each
- * its own storage and writes, the log shared. Here an SQLite file, which keeps the same change log.
+ * its own storage and writes, the log shared. Here an SQLite file, which keeps the same change log. `elsewhere`
+ * hears, in the first, each change of the other that it reads from the log.
  */
-async function twoContexts(name: string) {
+async function twoContexts(name: string, elsewhere?: (collection: string) => void) {
   const directory = mkdtempSync(join(tmpdir(), 'berth-page-changes-'));
   cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
-  const context = async () => {
+  const context = async (first: boolean) => {
     const writes = new EventBus();
     const storage = app.createStorage(openSqliteStorage(join(directory, 'data.sqlite')), writes);
     await storage.migrate(app.collections);
@@ -40,6 +41,7 @@ async function twoContexts(name: string) {
       logger: silentLogger,
       ready: Promise.resolve(),
       topics: ['notes'],
+      ...(first && elsewhere ? { elsewhere } : {}),
     });
     cleanups.push(async () => {
       followed.close();
@@ -47,7 +49,7 @@ async function twoContexts(name: string) {
     });
     return { writes, storage, followed };
   };
-  return { first: await context(), second: await context() };
+  return { first: await context(true), second: await context(false) };
 }
 
 const titleOf = (event: ChangeEvent): string => (event.record as unknown as { title: string }).title;
@@ -94,5 +96,41 @@ describe('the page’s change events, other contexts’ writes included', () => 
     await second.storage.repository(notes).create({ title: 'after' });
     await new Promise((done) => setTimeout(done, 100));
     expect(seen.map((event) => titleOf(event))).toEqual(['before']);
+  });
+
+  it('tell the storage of each change another context wrote before passing it on, and never of its own', async () => {
+    const told: Array<{ collection: string; heardBefore: number }> = [];
+    let seen: ChangeEvent[] = [];
+    const { first, second } = await twoContexts(`three-${process.pid}`, (collection) =>
+      told.push({ collection, heardBefore: seen.length }),
+    );
+    seen = heard(first.followed.events);
+    await first.followed.following;
+    const mine = first.storage.repository(notes);
+    for (let i = 0; i < 10; i++) await mine.create({ title: `one by one ${i}` });
+    await second.storage.repository(notes).create({ title: 'theirs' });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => mine.create({ title: `at once ${i}` })));
+    await first.storage.transaction(async (tx) => {
+      for (let i = 0; i < 5; i++) await tx.repository(notes).create({ title: `in a transaction ${i}` });
+    });
+    await expect.poll(() => seen.length).toBe(26);
+    // Told once, before the event of that change went out.
+    const theirs = seen.findIndex((event) => titleOf(event) === 'theirs');
+    expect(theirs).toBeGreaterThan(0);
+    expect(told).toEqual([{ collection: 'notes', heardBefore: theirs }]);
+  });
+
+  it('a storage that fails when told never costs the page a change', async () => {
+    let fail = true;
+    const { first, second } = await twoContexts(`four-${process.pid}`, () => {
+      if (!fail) return;
+      fail = false;
+      throw new Error('could not drop the copy');
+    });
+    const seen = heard(first.followed.events);
+    await first.followed.following;
+    await second.storage.repository(notes).create({ title: 'one' });
+    await second.storage.repository(notes).create({ title: 'two' });
+    await expect.poll(() => seen.map(titleOf)).toEqual(['one', 'two']);
   });
 });

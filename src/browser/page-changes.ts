@@ -89,7 +89,7 @@ export function followPageChanges(options: PageChangesOptions): {
           changes,
           Math.max(head, passed),
           (event) => {
-            if (event.seq === undefined || !own.delete(event.seq)) options.elsewhere?.(event.topic);
+            if (event.seq === undefined || !own.delete(event.seq)) toldElsewhere(event.topic);
             events.publish(event);
           },
           logger,
@@ -106,6 +106,17 @@ export function followPageChanges(options: PageChangesOptions): {
         ),
       )
       .finally(() => (starting = undefined));
+  };
+  /** The storage hears of another context's change; its failure never keeps the change from being passed on. */
+  const toldElsewhere = (collection: string): void => {
+    try {
+      options.elsewhere?.(collection);
+    } catch (error) {
+      logger.error(
+        { topic: collection, err: error },
+        `the storage failed to drop what it keeps of ${collection} after another context's change: ${(error as Error)?.message ?? error}`,
+      );
+    }
   };
   const events = new EventBus();
   const lostListeners = new Set<(lost: LostTopic) => void>();
