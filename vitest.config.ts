@@ -29,7 +29,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'services',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: unit,
           // Private PostgreSQL and Redis servers for the whole run (see the file).
           globalSetup: ['test/setup/private-services.global.ts'],
