@@ -203,47 +203,37 @@ function pendingIn(
   applies: (entry: { owner?: string }) => boolean,
 ): Promise<Pending> {
   return new Promise((resolve, reject) => {
-    // Counted first (the cheaper request, and almost always 0); its entries read only when there are some.
     const journal = transaction.objectStore(journalStore);
+    /** The entries of those records, read only when the journal holds some. */
+    const readEntries = (): void => {
+      const request = journal.index(byRecord).getAll(range);
+      request.onerror = () => reject(request.error);
+      request.onsuccess = () => {
+        const pending: Pending = new Map();
+        // By record, in the order the steps were written: a record's first entry holds it as it was before them.
+        for (const entry of request.result as Array<
+          Extract<JournalEntry, { id: string }> & { owner?: string }
+        >)
+          if (applies(entry) && !pending.has(entry.id))
+            pending.set(entry.id, { was: entry.before, now: undefined });
+        if (!pending.size) return resolve(pending);
+        // Each as it is, asked in the same IndexedDB transaction (still active here): what the read's own counted.
+        const records = transaction.objectStore(collection);
+        let left = pending.size;
+        for (const [id, each] of pending) {
+          const got = records.get(id);
+          got.onerror = () => reject(got.error);
+          got.onsuccess = () => {
+            each.now = got.result as Record<string, unknown> | undefined;
+            if (--left === 0) resolve(pending);
+          };
+        }
+      };
+    };
+    // Counted first (the cheaper request, and almost always 0); its entries read only when there are some.
     const counted = journal.count();
     counted.onerror = () => reject(counted.error);
-    counted.onsuccess = () => {
-      if (counted.result === 0) resolve(new Map());
-      else entriesIn(transaction, journal, collection, range, applies).then(resolve, reject);
-    };
-  });
-}
-
-/** The records of `collection` in `range` that the journal's entries `applies` keeps hold, each as it is there. */
-function entriesIn(
-  transaction: IDBTransaction,
-  journal: IDBObjectStore,
-  collection: string,
-  range: IDBKeyRange,
-  applies: (entry: { owner?: string }) => boolean,
-): Promise<Pending> {
-  return new Promise((resolve, reject) => {
-    const request = journal.index(byRecord).getAll(range);
-    request.onerror = () => reject(request.error);
-    request.onsuccess = () => {
-      const pending: Pending = new Map();
-      // By record, in the order the steps were written: a record's first entry holds it as it was before them.
-      for (const entry of request.result as Array<Extract<JournalEntry, { id: string }> & { owner?: string }>)
-        if (applies(entry) && !pending.has(entry.id))
-          pending.set(entry.id, { was: entry.before, now: undefined });
-      if (!pending.size) return resolve(pending);
-      // Each as it is, asked in the same IndexedDB transaction (still active here): what the read's own counted.
-      const records = transaction.objectStore(collection);
-      let left = pending.size;
-      for (const [id, each] of pending) {
-        const got = records.get(id);
-        got.onerror = () => reject(got.error);
-        got.onsuccess = () => {
-          each.now = got.result as Record<string, unknown> | undefined;
-          if (--left === 0) resolve(pending);
-        };
-      }
-    };
+    counted.onsuccess = () => (counted.result === 0 ? resolve(new Map()) : readEntries());
   });
 }
 
