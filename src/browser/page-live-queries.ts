@@ -18,7 +18,6 @@
 import {
   adminCaller,
   createLiveQueries,
-  type ChangeEvent,
   type CollectionDefinition,
   type EventBus,
   type LiveSubscriber,
@@ -37,7 +36,7 @@ export interface PageLiveOptions {
   events: EventBus;
   /** Topics that lost changes before `events` carried them: their live queries are read again. */
   lost: LostChanges;
-  /** Every change up to this seq was passed on by `events`: they are committed, and a read now sees them. */
+  /** Where a result read now stands: every change up to this seq was passed on by `events` (set before each). */
   position: () => number;
   logger: Logger;
   /** Settles once storage is migrated. */
@@ -53,28 +52,21 @@ export function createPageLiveQueries(options: PageLiveOptions) {
   /** How to end each live query that is open. */
   const open = new Set<() => void>();
   let counter = 0;
-  /** The seq of the last change event heard (or where `events` stood before): where a result read now stands. */
-  let head = 0;
   let unfollow: Array<() => void> | undefined;
   let following: Promise<void> | undefined;
   let closed = false;
-  const hear = (event: ChangeEvent): void => {
-    if (event.seq !== undefined && event.seq > head) head = event.seq;
-    engine.deliver(event);
-  };
   /**
-   * Hears the change events from now on; where they stood covers what came before (a later event only raises
-   * it). Not the log's bounds: those wait for the write lock, which a transaction asking for a live query holds.
+   * Hears the change events from now on; `position` says where they stand (not the log's bounds, which wait for
+   * the write lock that a transaction asking for a live query holds).
    */
   const follow = async (): Promise<void> => {
     await options.ready;
     if (closed) return;
     // A query read before changes of its topic went ends with a 503: its caller asks for it again (a fresh read).
     unfollow = [
-      events.subscribe(hear),
+      events.subscribe((event) => engine.deliver(event)),
       options.lost.subscribe(({ topic, floor }) => engine.lost(topic, floor)),
     ];
-    head = Math.max(head, options.position());
   };
 
   return {
@@ -126,7 +118,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         readWaitWarnMs,
       );
       try {
-        started = await engine.subscribe(subscriber, adminCaller, topic, query, () => head);
+        started = await engine.subscribe(subscriber, adminCaller, topic, query, options.position);
       } catch (error) {
         end();
         throw error;
