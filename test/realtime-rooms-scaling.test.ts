@@ -9,8 +9,10 @@ const runRedis = inject('redisUrl');
 
 describe('rooms across instances (Redis)', () => {
   it('a socket.io client on A and a WebSocket client on B in one room see each other’s messages and presence', async () => {
-    const a = await startRealtimeServer({ redisUrl: runRedis });
-    const b = await startRealtimeServer({ redisUrl: runRedis });
+    // Two databases in memory, one app: the key they share in Redis is given, as BERTH_REDIS_KEY gives it.
+    const redisKey = `berth:rooms-test-${Date.now()}`;
+    const a = await startRealtimeServer({ redisUrl: runRedis, redisKey });
+    const b = await startRealtimeServer({ redisUrl: runRedis, redisKey });
     await expect.poll(() => a.realtime.redis?.(), { timeout: 5000 }).toBe('up');
     await expect.poll(() => b.realtime.redis?.(), { timeout: 5000 }).toBe('up');
     // A room name of this test's own: other tests' instances share the run's Redis.

@@ -1,3 +1,5 @@
+import { realpathSync, symlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDataStore, defineCollection, field } from '../src/core/internal.js';
@@ -73,5 +75,24 @@ describe('reads on SQLite', () => {
     expect(rejected).toBeInstanceOf(Promise);
     await expect(rejected).rejects.toThrow(/not open/);
     await expect(repo.list({ limit: 1 })).rejects.toThrow(/not open/);
+  });
+});
+
+describe('the database’s identity (what its instances share in Redis)', () => {
+  it('is the same for one file however it is reached, and another for another file or a database in memory', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'data', 'shop.sqlite');
+    const first = openSqliteStorage(file);
+    symlinkSync(join(dir, 'data'), join(dir, 'linked'));
+    const throughLink = openSqliteStorage(join(dir, 'linked', 'shop.sqlite'));
+    const other = openSqliteStorage(join(dir, 'data', 'other.sqlite'));
+    const [memory, otherMemory] = [openSqliteStorage(':memory:'), openSqliteStorage(':memory:')];
+    const identity = await first.identity!();
+    expect(identity).toBe(`sqlite:${hostname()}:${realpathSync(file)}`);
+    expect(await throughLink.identity!()).toBe(identity);
+    expect(await first.identity!()).toBe(identity);
+    expect(await other.identity!()).not.toBe(identity);
+    expect(await memory.identity!()).not.toBe(await otherMemory.identity!());
+    for (const storage of [first, throughLink, other, memory, otherMemory]) await storage.close();
   });
 });

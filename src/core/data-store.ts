@@ -464,6 +464,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
       },
       ...(driver.stats ? { stats: () => driver.stats!() } : {}),
       ...(driver.ping ? { ping: () => driver.ping!() } : {}),
+      ...(driver.identity ? { identity: () => driver.identity!() } : {}),
       ...(driver.backup ? { backup: (file, onProgress) => driver.backup!(file, onProgress) } : {}),
       ...(driver.changes ? { changes: driver.changes } : {}),
       close: () => driver.close(),

@@ -220,6 +220,13 @@ export interface StorageDriver extends DriverScope {
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
   /**
+   * Optional: names this database among all others, the same in every
+   * process that opens it, however its address is spelled (no secret in
+   * it). Instances that share a Redis server talk only to those of the same
+   * database (`BERTH_REDIS_KEY`).
+   */
+  identity?(): Promise<string>;
+  /**
    * Writes a consistent copy of the database to `file` while it keeps
    * serving (SQLite's online backup); drivers that cannot leave it out.
    */
@@ -305,6 +312,8 @@ export interface Storage extends Transaction {
   stats?(): StorageStats;
   /** Resolves when the database answers a trivial query (for `GET /readyz`). */
   ping?(): Promise<void>;
+  /** The database's name among all others, where the driver tells it (`StorageDriver.identity`). */
+  identity?(): Promise<string>;
   /**
    * Writes a consistent copy of the database to `file` while it keeps
    * serving (SQLite's online backup); drivers that cannot leave it out.

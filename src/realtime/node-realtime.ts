@@ -91,8 +91,8 @@ export async function createNodeRealtime(
      * then resume), and live queries read their results from it.
      */
     storage?: Storage;
-    /** Fan events out through Redis to every instance sharing it. */
-    redisUrl?: string;
+    /** Fan events out through Redis to every instance of the app: those that share its URL and key. */
+    redis?: { url: string; key: string };
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
     adapter?: SocketIoOptions['adapter'];
     /**
@@ -121,7 +121,7 @@ export async function createNodeRealtime(
   };
   // The collections' events over a plain WebSocket: under the realtime path, where no channel can be.
   const eventsPath = `/${path}/events`;
-  const fanout = context.redisUrl ? connectRedisFanout(context.redisUrl, logger) : undefined;
+  const fanout = context.redis ? connectRedisFanout(context.redis.url, context.redis.key, logger) : undefined;
   const adapter = fanout?.adapter ?? context.adapter;
   type Loaded = {
     socketIo: ReturnType<typeof import('./socket-io.js').createSocketIoServer>;

@@ -33,17 +33,18 @@ export interface RedisFanout {
 }
 
 /**
- * Connects socket.io to Redis so every instance sharing `url` delivers the
- * same events. While Redis is down, publishing fails fast and events still
+ * Connects socket.io to Redis so every instance sharing `url` and `key` (the
+ * app's: `redisKeyOf`) delivers the same events; other apps on the same Redis
+ * have their own key, and never hear these. While Redis is down, publishing fails fast and events still
  * reach the clients of this instance (socket.io broadcasts locally first); a
  * warning is logged once per outage, and both connections come back by
  * themselves.
  *
  * @example
- * const fanout = connectRedisFanout('redis://127.0.0.1:6379', logger)
+ * const fanout = connectRedisFanout('redis://127.0.0.1:6379', 'berth:shop', logger)
  * new Server({ adapter: fanout.adapter })
  */
-export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
+export function connectRedisFanout(url: string, key: string, logger: Logger): RedisFanout {
   // Loaded only when Redis is configured: a start without it never pays for them.
   const require = createRequire(import.meta.url);
   const { Redis } = require('ioredis') as typeof IoRedis;
@@ -94,7 +95,8 @@ export function connectRedisFanout(url: string, logger: Logger): RedisFanout {
     },
   });
   return {
-    adapter: createAdapter(guardedPublisher, subscriber),
+    // The adapter's channels start with the key: `<key>#/#` and the rooms' below it.
+    adapter: createAdapter(guardedPublisher, subscriber, { key }),
     status: () => (publisher.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
     async close() {
       await Promise.all([publisher, subscriber].map(closeClient));

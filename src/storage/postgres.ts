@@ -127,6 +127,27 @@ async function ensureTrigramIndexes(
   }
 }
 
+/**
+ * The database's name among all others: its server's system identifier (the
+ * same through any host name, a pooler or a replica promoted in its place),
+ * the database and the schema. A server that keeps its identifier from
+ * ordinary users is named by the host and port of the URL instead.
+ */
+async function postgresIdentity(connection: SqlConnection, url: string): Promise<string> {
+  const where = 'current_database() AS "database", current_schema() AS "schema"';
+  try {
+    const row = await connection.one(
+      `SELECT (SELECT system_identifier::text FROM pg_control_system()) AS "server", ${where}`,
+      [],
+    );
+    return `postgres:${String(row!.server)}/${String(row!.database)}/${String(row!.schema)}`;
+  } catch {
+    const row = await connection.one(`SELECT ${where}`, []);
+    const server = URL.canParse(url) ? new URL(url) : undefined;
+    return `postgres:${server?.hostname || 'localhost'}:${server?.port || '5432'}/${String(row!.database)}/${String(row!.schema)}`;
+  }
+}
+
 /** The schema pg_trgm is installed in, if it is. */
 async function trigramSchema(connection: SqlConnection): Promise<string | undefined> {
   const row = await connection.one(
@@ -275,6 +296,7 @@ export function openPostgresStorage(
       statements: 0,
       pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
     }),
+    identity: () => postgresIdentity(connection, url),
     // Idempotent: a worker may be told to stop twice (SIGTERM and its primary's message).
     close() {
       closing ??= pool.end();

@@ -1,4 +1,6 @@
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from './sqlite-driver.js';
 import type { BackupProgress, StorageDriver } from '../core/internal.js';
@@ -366,6 +368,12 @@ export function openSqliteStorage(file: string): StorageDriver {
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
     // On this connection: the writes it makes meanwhile are in the copy too.
     backup: (target, onProgress) => onlineBackup(db, target, onProgress),
+    // The processes that share a file share a machine: its name and the file's own path (links resolved).
+    // An in-memory database is this connection's alone.
+    identity: () =>
+      Promise.resolve(
+        file === ':memory:' ? `sqlite:memory:${randomUUID()}` : `sqlite:${hostname()}:${realpathSync(file)}`,
+      ),
     async close() {
       if (closed) return;
       closed = true;

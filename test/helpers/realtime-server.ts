@@ -17,6 +17,7 @@ import {
 import { booksModule } from '../../src/modules/books/index.js';
 import { chatModule } from '../../src/modules/chat/index.js';
 import { defaultRealtimePath, withBerthModules } from '../../src/modules/berth-modules.js';
+import { redisKeyOf } from '../../src/node/server/redis-key.js';
 import { createNodeRealtime } from '../../src/realtime/node-realtime.js';
 import { defaultRealtimeSettings, type RealtimeSettings } from '../../src/realtime/realtime-settings.js';
 import { openSqliteStorage } from '../../src/storage/sqlite.js';
@@ -29,6 +30,8 @@ export async function startRealtimeServer(
     realtime?: Partial<RealtimeSettings>;
     path?: string;
     redisUrl?: string;
+    /** What the instances share in Redis: the database's as `berth start` makes it, unless given (`BERTH_REDIS_KEY`). */
+    redisKey?: string;
     logger?: Logger;
     modules?: ModuleDefinition[];
     /** The database, when instances share one (the default: SQLite in memory, this instance's own). */
@@ -51,7 +54,9 @@ export async function startRealtimeServer(
     events,
     storage,
     logger,
-    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+    ...(options.redisUrl
+      ? { redis: { url: options.redisUrl, key: await redisKeyOf(options.redisKey, storage) } }
+      : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     authenticate: (credential) => instance.authenticate(credential),

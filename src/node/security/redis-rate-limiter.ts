@@ -13,16 +13,22 @@ if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) >
 return 0`;
 
 /**
- * Rate-limit counters in Redis, shared by every instance that uses it: one
- * key per counter, which expires with its window. While Redis is
+ * Rate-limit counters in Redis, shared by every instance of the app (those
+ * that use it with the same `prefix`, the app's Redis key): one key per
+ * counter, `<prefix>:rate:<counter>`, which expires with its window. While Redis is
  * unreachable the counters of this process take over (and the log says so
  * once), so a Redis outage never refuses a request.
  */
-export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { close(): Promise<void> } {
+export function redisRateLimiter(
+  url: string,
+  prefix: string,
+  logger: Logger,
+): RateLimiter & { close(): Promise<void> } {
   // Loaded only when Redis is configured.
   const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IoRedis;
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const local = memoryRateLimiter();
+  const counter = (key: string): string => `${prefix}:rate:${key}`;
   let warned = false;
   redis.on('error', () => {});
   const fallback = (error: unknown): void => {
@@ -41,10 +47,7 @@ export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { c
     async hit(key, windowMs) {
       try {
         // One atomic step: count, start the window on the first hit, say when it ends (Redis 2.6+).
-        const [count, ttl] = (await redis.eval(hitScript, 1, `berth:rate:${key}`, windowMs)) as [
-          number,
-          number,
-        ];
+        const [count, ttl] = (await redis.eval(hitScript, 1, counter(key), windowMs)) as [number, number];
         return { count, resetIn: Math.max(0, ttl) };
       } catch (error) {
         fallback(error);
@@ -53,7 +56,7 @@ export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { c
     },
     async peek(key) {
       try {
-        const [count, ttl] = (await redis.eval(peekScript, 1, `berth:rate:${key}`)) as [number, number];
+        const [count, ttl] = (await redis.eval(peekScript, 1, counter(key))) as [number, number];
         return ttl > 0 ? { count, resetIn: ttl } : { count: 0, resetIn: 0 };
       } catch (error) {
         fallback(error);
@@ -62,14 +65,14 @@ export function redisRateLimiter(url: string, logger: Logger): RateLimiter & { c
     },
     async undo(key) {
       try {
-        await redis.eval(undoScript, 1, `berth:rate:${key}`);
+        await redis.eval(undoScript, 1, counter(key));
       } catch (error) {
         fallback(error);
         await local.undo(key);
       }
     },
     async reset(key) {
-      await redis.del(`berth:rate:${key}`).catch(() => local.reset(key));
+      await redis.del(counter(key)).catch(() => local.reset(key));
       await local.reset(key);
     },
     async close() {

@@ -7,6 +7,7 @@ import { createLogger, type NodeLogger, type NodeLogging } from '../runtime/logg
 import { withModuleSettings } from '../settings/module-settings.js';
 import { logSettings, settingReport } from '../settings/setting-report.js';
 import { openStorage } from '../data/open-storage.js';
+import { redisKeyOf } from './redis-key.js';
 import { logRoutes } from './route-log.js';
 import { settingTable, type SettingName } from '../settings/setting-table.js';
 import { resolveSettings, type SettingInputs, type Settings, type StartFlags } from '../settings/settings.js';
@@ -51,6 +52,8 @@ export interface Booted extends NodeLogging {
   started: StartedApp;
   /** The data directory's lock, released by whoever stops the server last. */
   dataDirLock: DataDirLock | undefined;
+  /** What this app's instances share in Redis (`redisKeyOf`), where `REDIS_URL` is set. */
+  redisKey: string | undefined;
 }
 
 /**
@@ -140,6 +143,15 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     });
     announceToken(logger, token, app.name, settings.cwd);
     if (options.logTables) logRoutes(logger, app.routes);
+    const redisKey = settings.redisUrl.value ? await redisKeyOf(settings.redisKey.value, storage) : undefined;
+    if (redisKey) {
+      logger.info(
+        { redisKey },
+        settings.redisKey.value === undefined
+          ? `Redis: this app's instances share the key ${redisKey}, from the database's identity (other apps on the same Redis have their own; BERTH_REDIS_KEY sets it)`
+          : `Redis: this app's instances share the key ${redisKey} (BERTH_REDIS_KEY)`,
+      );
+    }
     return {
       ...logging,
       app,
@@ -151,6 +163,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       token,
       started,
       dataDirLock,
+      redisKey,
     };
   } catch (error) {
     await storage.close();

@@ -80,7 +80,9 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     if (requestLog && (!entry.probe || logProbes)) writeLine(entry);
   };
   // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
-  const redis = settings.redisUrl.value ? redisRateLimiter(settings.redisUrl.value, logger) : undefined;
+  const redis = settings.redisUrl.value
+    ? redisRateLimiter(settings.redisUrl.value, booted.redisKey!, logger)
+    : undefined;
   const rateLimiter: RateLimiter = redis ?? memoryRateLimiter();
   const instanceFor = (current: Settings, adminTokenHash: string | undefined): AppInstance => {
     metricsToken = current.metricsToken.value;

@@ -83,7 +83,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
         // The running settings' trustProxy, at each connection: a reload that changes it applies to the next.
         clientAddress: (request) => clientAddressOf(request, serving.settings.trustProxy.value),
         ...(settings.redisUrl.value
-          ? { redisUrl: settings.redisUrl.value }
+          ? { redis: { url: settings.redisUrl.value, key: booted.redisKey! } }
           : worker
             ? { adapter: clusterAdapter() }
             : {}),

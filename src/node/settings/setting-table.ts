@@ -122,6 +122,15 @@ function redisUrl(raw: string, source: string): string {
   return raw;
 }
 
+function redisKey(raw: string, source: string): string {
+  if (!/^[A-Za-z0-9:_.-]{1,100}$/.test(raw)) {
+    throw new SettingError(
+      `"${raw}" from ${source} is not a Redis key: use 1 to 100 letters, digits and :_.- (e.g. shop:production)`,
+    );
+  }
+  return raw;
+}
+
 function workers(raw: string, source: string): number {
   if (raw.trim() === 'auto') return availableParallelism();
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > 256) {
@@ -491,6 +500,20 @@ export const settingTable = {
     secret: true,
     description: 'Redis for realtime fan-out across instances (`redis://host:6379`)',
     shownDefault: 'none',
+  }),
+  redisKey: setting<string | undefined>({
+    label: 'Redis key',
+    variable: 'BERTH_REDIS_KEY',
+    key: 'redisKey',
+    config: z.string().min(1),
+    fallback: undefined,
+    parse: redisKey,
+    fromConfig: (value, source) => redisKey(value as string, source),
+    live: false,
+    description:
+      'what the instances of one app share in Redis: their realtime fan-out and rate limits are under it, apart from other apps on the same Redis',
+    shownDefault:
+      '`berth:` and a hash of the database’s identity (every instance of one database has the same)',
   }),
   workers: setting<number>({
     label: 'workers',

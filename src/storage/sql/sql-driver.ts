@@ -50,6 +50,8 @@ export interface SqlEngine {
   analyze?(tables: readonly string[]): Promise<void>;
   /** An online copy of the database to a file (SQLite). */
   backup?(file: string, onProgress?: BackupProgress): Promise<void>;
+  /** The database's name among all others (`StorageDriver.identity`). */
+  identity(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -226,6 +228,7 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
       }
     },
     ...(engine.backup ? { backup: engine.backup } : {}),
+    identity: () => engine.identity(),
     changes: sqlChangeLog(engine.connection, engine.dialect, (work) => engine.transaction(work)),
     close: () => engine.close(),
   };
