@@ -144,7 +144,8 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     announceToken(logger, token, app.name, settings.cwd);
     if (options.logTables) logRoutes(logger, app.routes);
     const redisKey = settings.redisUrl.value ? await redisKeyOf(settings.redisKey.value, storage) : undefined;
-    if (redisKey) {
+    // Once per server: a --workers worker finds the same key as its primary (same machine, same database).
+    if (redisKey && options.logTables) {
       logger.info(
         { redisKey },
         settings.redisKey.value === undefined
