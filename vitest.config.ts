@@ -1,14 +1,17 @@
 import { defineConfig } from 'vitest/config';
-import { unitTestFiles } from './vitest.tiers.js';
+import { aloneTestFiles, unitTestFiles } from './vitest.tiers.js';
 
 const unit = unitTestFiles();
+const alone = [...aloneTestFiles];
+/** Private PostgreSQL and Redis servers for the groups that need them (see the file). */
+const privateServices = ['test/setup/private-services.global.ts'];
 
 /**
- * The whole suite, in two groups one after the other: first the unit tier
+ * The whole suite, in three groups one after the other: first the unit tier
  * (vitest.tiers.ts), four files at a time, as `npm run test:unit` runs it;
- * then the files that start databases, browsers, systemd, benchmarks or
- * package installs, one at a time: many of them load the machine, or time
- * what they start.
+ * then the files that start databases, browsers, package installs or
+ * processes of their own, two at a time; then those that time what they
+ * start or load both cores (`aloneTestFiles`), one at a time.
  */
 export default defineConfig({
   test: {
@@ -30,11 +33,20 @@ export default defineConfig({
         test: {
           name: 'services',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-          exclude: unit,
-          // Private PostgreSQL and Redis servers for the whole run (see the file).
-          globalSetup: ['test/setup/private-services.global.ts'],
-          maxWorkers: 1,
+          exclude: [...unit, ...alone],
+          globalSetup: privateServices,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: alone,
+          globalSetup: privateServices,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

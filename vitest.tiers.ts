@@ -48,3 +48,17 @@ export const unitTestFiles = (): string[] =>
       return !needs.some(([, pattern]) => pattern.test(text));
     })
     .map((file) => relative(root, file));
+
+/**
+ * The files of the second tier that run alone, one at a time, after the
+ * others have run two at a time: each times what it starts, or loads both
+ * cores, so that a neighbour would skew it or be skewed by it.
+ */
+export const aloneTestFiles: readonly string[] = [
+  'test/bench-runs.test.ts', // every `npm run bench` section, each loading both cores
+  'test/browser-server/data-indexeddb-bench.test.ts', // the IndexedDB bench
+  'test/service-systemd.test.ts', // a reload under load with no failed request
+  'test/fuzz.test.ts', // each request answered within its time
+  'test/long-reads.test.ts', // /healthz within 500 ms while long reads run
+  'test/access-rules.test.ts', // a wrong password and an unknown email take as long (a ratio of times)
+];
