@@ -10,6 +10,7 @@ import {
   field,
   silentLogger,
   type ChangeEvent,
+  type ChangeLogDriver,
 } from '../src/core/internal.js';
 import { followPageChanges } from '../src/browser/page-changes.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
@@ -27,7 +28,12 @@ afterEach(async () => {
  * its own storage and writes, the log shared. Here an SQLite file, which keeps the same change log. `elsewhere`
  * hears, in the first, each change of the other that it reads from the log.
  */
-async function twoContexts(name: string, elsewhere?: (collection: string) => void) {
+async function twoContexts(
+  name: string,
+  elsewhere?: (collection: string) => void,
+  /** The first context's log, as its page reads it (a storage that fails, say). */
+  firstLog?: (changes: ChangeLogDriver) => ChangeLogDriver,
+) {
   const directory = mkdtempSync(join(tmpdir(), 'berth-page-changes-'));
   cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
   const context = async (first: boolean) => {
@@ -36,7 +42,7 @@ async function twoContexts(name: string, elsewhere?: (collection: string) => voi
     await storage.migrate(app.collections);
     const followed = followPageChanges({
       name,
-      storage,
+      storage: first && firstLog ? { ...storage, changes: firstLog(storage.changes!) } : storage,
       writes,
       logger: silentLogger,
       ready: Promise.resolve(),
@@ -132,5 +138,32 @@ describe('the page’s change events, other contexts’ writes included', () => 
     await second.storage.repository(notes).create({ title: 'one' });
     await second.storage.repository(notes).create({ title: 'two' });
     await expect.poll(() => seen.map(titleOf)).toEqual(['one', 'two']);
+  });
+
+  it('a page whose storage failed as it started following tells every topic, once it follows, that what came before is unknown', async () => {
+    let failures = 1;
+    const { first, second } = await twoContexts(`five-${process.pid}`, undefined, (changes) => ({
+      ...changes,
+      bounds: (collection) => {
+        if (failures-- > 0) return Promise.reject(new Error('the database is busy'));
+        return changes.bounds(collection);
+      },
+      read: (after, limit) => changes.read(after, limit),
+    }));
+    const seen: string[] = [];
+    first.followed.events.subscribe((event) => seen.push(`${event.action} ${titleOf(event)}`));
+    first.followed.lost.subscribe(({ topic, floor }) => seen.push(`lost ${topic} up to ${floor}`));
+    await first.followed.following;
+    // Another context writes while this page does not follow the log: its word starts the tail, at the log's head,
+    // past that change. The page says so (never a silent gap).
+    const theirs = await second.storage.repository(notes).create({ title: 'theirs' });
+    const { seq } = (await second.storage.changes!.read(0, 10)).find((change) => change.id === theirs.id)!;
+    await expect.poll(() => seen).toEqual([`lost notes up to ${seq}`]);
+    // From then on, every context's changes, each once.
+    await first.storage.repository(notes).create({ title: 'mine' });
+    await second.storage.repository(notes).create({ title: 'theirs, later' });
+    await expect
+      .poll(() => seen)
+      .toEqual([`lost notes up to ${seq}`, 'created mine', 'created theirs, later']);
   });
 });

@@ -12,7 +12,8 @@
  * Changes can go from the log before the page read them: another context's
  * load without hooks cuts the log, and the cut holds for nobody. The page
  * then says which topics lost one (`lost`), before any later change: never
- * a silent gap.
+ * a silent gap. So it does when its storage failed as it started following
+ * the log: once it follows, every topic lost what came before.
  */
 import {
   EventBus,
@@ -71,6 +72,11 @@ export function followPageChanges(options: PageChangesOptions): {
   let starting: Promise<void> | undefined;
   /** The last seq passed on before the tail started: it starts at or after it. */
   let passed = 0;
+  /**
+   * A start failed: until the tail starts, other contexts' changes go unheard, and where the page stood when it
+   * failed is unknown. The tail starts at the log's head then, and says every topic lost what came before it.
+   */
+  let unheard = false;
   /** The seqs of this context's own changes the tail has not passed on yet: any other it passes on is another's. */
   const own = new Set<number>();
   let closed = false;
@@ -85,9 +91,10 @@ export function followPageChanges(options: PageChangesOptions): {
       .then(async () => {
         const { head } = await changes.bounds();
         if (closed) return;
+        const from = Math.max(head, passed);
         tail = followLog(
           changes,
-          Math.max(head, passed),
+          from,
           (event) => {
             if (event.seq === undefined || !own.delete(event.seq)) toldElsewhere(event.topic);
             events.publish(event);
@@ -96,15 +103,25 @@ export function followPageChanges(options: PageChangesOptions): {
           pollMs,
           lostFromLog,
         );
+        // Before the tail passes on a change (it reads the log from the next tick on).
+        if (unheard) {
+          unheard = false;
+          logger.warn(
+            { from },
+            `the page's change events follow every context's writes again, from ${from}: what other contexts wrote before is unknown to the page, and its subscribers read it again`,
+          );
+          for (const topic of options.topics) tellLost({ topic, floor: from });
+        }
       })
-      .catch((error: unknown) =>
+      .catch((error: unknown) => {
         // Storage that cannot be used now: this context's own events go on as they come; the next change or
         // word tries again.
+        unheard = true;
         logger.warn(
           { err: error },
           `the page's change events follow this page's writes only for now: ${(error as Error).message}`,
-        ),
-      )
+        );
+      })
       .finally(() => (starting = undefined));
   };
   /** The storage hears of another context's change; its failure never keeps the change from being passed on. */
@@ -128,16 +145,20 @@ export function followPageChanges(options: PageChangesOptions): {
         { topic: lost.topic, from, to },
         `changes of ${lost.topic} went from the page's log before the page heard them (up to ${to}): its subscribers read it again`,
       );
-      for (const listener of [...lostListeners]) {
-        try {
-          listener(lost);
-        } catch (error) {
-          // A failing listener never keeps the others, or the changes after, from being heard.
-          logger.error(
-            { topic: lost.topic, err: error },
-            `a listener of the page's lost changes threw: ${(error as Error)?.message ?? error}`,
-          );
-        }
+      tellLost(lost);
+    }
+  };
+  /** Each listener hears that `lost.topic` lost changes up to `lost.floor`. */
+  const tellLost = (lost: LostTopic): void => {
+    for (const listener of [...lostListeners]) {
+      try {
+        listener(lost);
+      } catch (error) {
+        // A failing listener never keeps the others, or the changes after, from being heard.
+        logger.error(
+          { topic: lost.topic, err: error },
+          `a listener of the page's lost changes threw: ${(error as Error)?.message ?? error}`,
+        );
       }
     }
   };
