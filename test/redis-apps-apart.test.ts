@@ -29,14 +29,34 @@ async function member(
   return { socket, seen, present: joined.present };
 }
 
+/** Resolves once the server's realtime reaches Redis (`GET /admin/realtime`). */
+const redisUp = (url: string) =>
+  expect
+    .poll(
+      async () =>
+        (
+          (await (
+            await fetch(`${url}/admin/realtime`, { headers: { authorization: `Bearer ${token}` } })
+          ).json()) as { redis?: string }
+        ).redis,
+      { timeout: 5000 },
+    )
+    .toBe('up');
+
 describe('apps that share one Redis server', () => {
-  it('never hear each other’s rooms, presence or messages; two apps given the same BERTH_REDIS_KEY do', async () => {
+  it('never hear each other’s rooms, presence or messages; instances given one BERTH_REDIS_KEY do', async () => {
     const a = await startApp();
     const b = await startApp();
     const [keyA, keyB] = [keyIn(a.stdout()), keyIn(b.stdout())];
     expect(keyA).toMatch(/^berth:[0-9a-f]{16}$/);
     expect(keyB).toMatch(/^berth:[0-9a-f]{16}$/);
     expect(keyA).not.toBe(keyB);
+    expect(a.stdout()).toMatch(/from the database's identity sqlite:\S+:[0-9a-f-]{36} \(/);
+    // A second instance of A's app: its own data directory, told A's key (as instances whose databases cannot be
+    // told the same are).
+    const alsoA = await startApp({ BERTH_REDIS_KEY: keyA });
+    expect(alsoA.stdout()).toContain(`share the key ${keyA} (BERTH_REDIS_KEY)`);
+    for (const server of [a, b, alsoA]) await redisUp(server.url);
 
     const room = `lobby-${Date.now()}`;
     const onA = await member(a.url, room);
@@ -48,34 +68,20 @@ describe('apps that share one Redis server', () => {
     await expect
       .poll(() => otherOnB.seen, { timeout: 5000 })
       .toContain(`message ${room} ${onB.socket.id}: only for app B`);
-    // A control on A: once A's own message has gone round, B's would have come long before.
-    const otherOnA = await member(a.url, room);
-    expect(await otherOnA.socket.emitWithAck('chat', 'on A')).toBe(4);
+    // A's other instance is in A's room, through Redis; B's client is not.
+    const onAlsoA = await member(alsoA.url, room);
+    expect([...onAlsoA.present].sort()).toEqual([onA.socket.id, onAlsoA.socket.id].sort());
+    // Its message reaches A through the same Redis, after B's (Redis hands a subscriber its messages in the
+    // order they were published): had B's crossed, it would be there first.
+    expect(await onAlsoA.socket.emitWithAck('chat', 'from A, elsewhere')).toBe(17);
     await expect
       .poll(() => onA.seen, { timeout: 5000 })
-      .toContain(`message ${room} ${otherOnA.socket.id}: on A`);
-    await new Promise((done) => setTimeout(done, 300));
+      .toContain(`message ${room} ${onAlsoA.socket.id}: from A, elsewhere`);
     expect(onA.seen).toEqual([
-      `join ${room} ${otherOnA.socket.id}`,
-      `message ${room} ${otherOnA.socket.id}: on A`,
+      `join ${room} ${onAlsoA.socket.id}`,
+      `message ${room} ${onAlsoA.socket.id}: from A, elsewhere`,
     ]);
-    for (const { socket } of [onA, onB, otherOnA, otherOnB]) socket.disconnect();
-
-    // Two apps that say they are one (BERTH_REDIS_KEY) share their rooms through the same Redis.
-    const shared = `berth:apps-apart-${Date.now()}`;
-    const c = await startApp({ BERTH_REDIS_KEY: shared });
-    const d = await startApp({ BERTH_REDIS_KEY: shared });
-    expect(keyIn(c.stdout())).toBe(shared);
-    expect(c.stdout()).toContain(`share the key ${shared} (BERTH_REDIS_KEY)`);
-    const onC = await member(c.url, room);
-    const onD = await member(d.url, room);
-    expect([...onD.present].sort()).toEqual([onC.socket.id, onD.socket.id].sort());
-    expect(await onD.socket.emitWithAck('chat', 'from D')).toBe(6);
-    await expect
-      .poll(() => onC.seen, { timeout: 5000 })
-      .toContain(`message ${room} ${onD.socket.id}: from D`);
-    onC.socket.disconnect();
-    onD.socket.disconnect();
+    for (const { socket } of [onA, onB, otherOnB, onAlsoA]) socket.disconnect();
   });
 
   it('count their clients’ requests apart: one app’s rate limit never holds back another’s clients', async () => {
@@ -97,17 +103,25 @@ describe('apps that share one Redis server', () => {
     const keyA = keyIn(a.logs.text);
     const alsoA = await startAccountsServer({ env: { ...env, BERTH_REDIS_KEY: keyA } });
     expect(await signUpAt(alsoA.url, `cy-${run}@example.org`)).toBe(429);
+    // Each counted in Redis, none in its own process.
+    for (const server of [a, b, alsoA]) expect(server.logs.text).not.toContain('counting in this process');
   });
 
-  it('refuse a BERTH_REDIS_KEY that is not a key, saying what one is', async () => {
+  it('refuse a BERTH_REDIS_KEY that is not a key, saying what one is, and say one without REDIS_URL does nothing', async () => {
     const started = run(berthBin, ['start'], {
       cwd: tempDir('berth-redis-app-'),
-      env: { PORT: '0', BERTH_ADMIN_TOKEN: token, REDIS_URL: redisUrl, BERTH_REDIS_KEY: 'two words' },
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token, REDIS_URL: redisUrl, BERTH_REDIS_KEY: 'two-words' },
     });
     const code = await new Promise((done) => started.child.once('exit', done));
     expect(code).not.toBe(0);
     expect(started.stderr()).toContain(
-      '"two words" from the environment variable BERTH_REDIS_KEY is not a Redis key: use 1 to 100 letters, digits and :_.- (e.g. shop:production)',
+      '"two-words" from the environment variable BERTH_REDIS_KEY is not a Redis key: use 1 to 100 letters, digits and :_. (e.g. shop:production)',
     );
+    const alone = await startBinary(berthBin, {
+      cwd: tempDir('berth-redis-app-'),
+      env: { PORT: '0', BERTH_ADMIN_TOKEN: token, BERTH_REDIS_KEY: 'shop:production' },
+    });
+    expect(alone.stdout()).toContain('BERTH_REDIS_KEY is set, but REDIS_URL is not: it has no effect');
+    expect(alone.stdout()).not.toContain('share the key');
   });
 });

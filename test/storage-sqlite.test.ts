@@ -1,4 +1,4 @@
-import { realpathSync, symlinkSync } from 'node:fs';
+import { realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,20 +79,27 @@ describe('reads on SQLite', () => {
 });
 
 describe('the database’s identity (what its instances share in Redis)', () => {
-  it('is the same for one file however it is reached, and another for another file or a database in memory', async () => {
+  it('is the same for one file however it is reached, and another for another file, a new file at the same path, or a database in memory', async () => {
     const dir = tempDir();
     const file = join(dir, 'data', 'shop.sqlite');
     const first = openSqliteStorage(file);
     symlinkSync(join(dir, 'data'), join(dir, 'linked'));
     const throughLink = openSqliteStorage(join(dir, 'linked', 'shop.sqlite'));
     const other = openSqliteStorage(join(dir, 'data', 'other.sqlite'));
-    const [memory, otherMemory] = [openSqliteStorage(':memory:'), openSqliteStorage(':memory:')];
+    const memory = openSqliteStorage(':memory:');
+    const otherMemory = openSqliteStorage(':memory:');
     const identity = await first.identity!();
-    expect(identity).toBe(`sqlite:${hostname()}:${realpathSync(file)}`);
+    expect(identity).toMatch(new RegExp(`^sqlite:${hostname()}:${realpathSync(file)}:[0-9a-f-]{36}$`));
     expect(await throughLink.identity!()).toBe(identity);
     expect(await first.identity!()).toBe(identity);
     expect(await other.identity!()).not.toBe(identity);
+    expect(await memory.identity!()).toBe(await memory.identity!());
     expect(await memory.identity!()).not.toBe(await otherMemory.identity!());
     for (const storage of [first, throughLink, other, memory, otherMemory]) await storage.close();
+    // Another database made at the same path (another container's, on a machine of the same name) is another.
+    for (const ending of ['', '-wal', '-shm']) rmSync(`${file}${ending}`, { force: true });
+    const again = openSqliteStorage(file);
+    expect(await again.identity!()).not.toBe(identity);
+    await again.close();
   });
 });

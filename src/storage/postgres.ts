@@ -131,7 +131,8 @@ async function ensureTrigramIndexes(
  * The database's name among all others: its server's system identifier (the
  * same through any host name, a pooler or a replica promoted in its place),
  * the database and the schema. A server that keeps its identifier from
- * ordinary users is named by the host and port of the URL instead.
+ * ordinary users (or has no such function) is named by the host and port of
+ * the URL instead; any other failure is the start's.
  */
 async function postgresIdentity(connection: SqlConnection, url: string): Promise<string> {
   const where = 'current_database() AS "database", current_schema() AS "schema"';
@@ -141,7 +142,9 @@ async function postgresIdentity(connection: SqlConnection, url: string): Promise
       [],
     );
     return `postgres:${String(row!.server)}/${String(row!.database)}/${String(row!.schema)}`;
-  } catch {
+  } catch (error) {
+    // insufficient_privilege, undefined_function
+    if (!['42501', '42883'].includes((error as { code?: string }).code ?? '')) throw error;
     const row = await connection.one(`SELECT ${where}`, []);
     const server = URL.canParse(url) ? new URL(url) : undefined;
     return `postgres:${server?.hostname || 'localhost'}:${server?.port || '5432'}/${String(row!.database)}/${String(row!.schema)}`;

@@ -154,6 +154,26 @@ export async function onlineBackup(
 }
 
 /**
+ * An SQLite database's name among all others: the machine's name, the
+ * file's own path (links resolved), and a random name the file keeps
+ * (`berth_identity`, made once). The processes that share a file share a
+ * machine; two files at one path on machines of one name (containers with
+ * the host's network) are still two. An in-memory database is its
+ * connection's alone.
+ */
+async function sqliteIdentity(file: string, connection: SqlConnection): Promise<string> {
+  if (file === ':memory:') return `sqlite:memory:${randomUUID()}`;
+  await connection.run('CREATE TABLE IF NOT EXISTS berth_identity (id TEXT NOT NULL)', []);
+  // Two processes asking at once: the second's insert finds the first's row.
+  await connection.run(
+    'INSERT INTO berth_identity (id) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM berth_identity)',
+    [randomUUID()],
+  );
+  const row = await connection.one('SELECT id FROM berth_identity', []);
+  return `sqlite:${hostname()}:${realpathSync(file)}:${String(row!.id)}`;
+}
+
+/**
  * Opens (and creates) an SQLite database file in WAL mode. `:memory:` gives a
  * private in-memory database, handy for tests. A new file and its directory
  * are readable by their owner only. One connection: a transaction holds it
@@ -272,6 +292,8 @@ export function openSqliteStorage(file: string): StorageDriver {
     run: (sql, params) => promised(() => whenFree(run.changes, sql, params)),
   };
   let closed = false;
+  /** Asked once: the same for the whole life of this storage. */
+  let identity: Promise<string> | undefined;
 
   const editor: SqlSchemaEditor = {
     async columns(connection, table) {
@@ -368,12 +390,7 @@ export function openSqliteStorage(file: string): StorageDriver {
     stats: () => ({ statements: statements.size, statementLimit: statements.limit }),
     // On this connection: the writes it makes meanwhile are in the copy too.
     backup: (target, onProgress) => onlineBackup(db, target, onProgress),
-    // The processes that share a file share a machine: its name and the file's own path (links resolved).
-    // An in-memory database is this connection's alone.
-    identity: () =>
-      Promise.resolve(
-        file === ':memory:' ? `sqlite:memory:${randomUUID()}` : `sqlite:${hostname()}:${realpathSync(file)}`,
-      ),
+    identity: () => (identity ??= sqliteIdentity(file, outside)),
     async close() {
       if (closed) return;
       closed = true;

@@ -55,7 +55,7 @@ export async function startRealtimeServer(
     storage,
     logger,
     ...(options.redisUrl
-      ? { redis: { url: options.redisUrl, key: await redisKeyOf(options.redisKey, storage) } }
+      ? { redis: { url: options.redisUrl, key: (await redisKeyOf(options.redisKey, storage)).key } }
       : {}),
     mode,
     settings: { ...defaultRealtimeSettings, ...options.realtime },

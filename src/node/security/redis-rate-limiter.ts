@@ -43,8 +43,22 @@ export function redisRateLimiter(
     if (warned) logger.info({}, 'rate limits: Redis is back; counting there again');
     warned = false;
   });
+  /**
+   * Until the first connection is made (or fails, or a second passes): a counter asked at start waits for it,
+   * rather than counting in this process while it connects.
+   */
+  let connecting: Promise<void> | undefined = new Promise<void>((done) => {
+    const settle = (): void => {
+      connecting = undefined;
+      done();
+    };
+    redis.once('ready', settle);
+    redis.once('error', settle);
+    setTimeout(settle, 1000).unref();
+  });
   return {
     async hit(key, windowMs) {
+      if (connecting) await connecting;
       try {
         // One atomic step: count, start the window on the first hit, say when it ends (Redis 2.6+).
         const [count, ttl] = (await redis.eval(hitScript, 1, counter(key), windowMs)) as [number, number];
@@ -55,6 +69,7 @@ export function redisRateLimiter(
       }
     },
     async peek(key) {
+      if (connecting) await connecting;
       try {
         const [count, ttl] = (await redis.eval(peekScript, 1, counter(key))) as [number, number];
         return ttl > 0 ? { count, resetIn: ttl } : { count: 0, resetIn: 0 };
@@ -64,6 +79,7 @@ export function redisRateLimiter(
       }
     },
     async undo(key) {
+      if (connecting) await connecting;
       try {
         await redis.eval(undoScript, 1, counter(key));
       } catch (error) {

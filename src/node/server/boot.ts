@@ -143,15 +143,17 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
     });
     announceToken(logger, token, app.name, settings.cwd);
     if (options.logTables) logRoutes(logger, app.routes);
-    const redisKey = settings.redisUrl.value ? await redisKeyOf(settings.redisKey.value, storage) : undefined;
+    const redis = settings.redisUrl.value ? await redisKeyOf(settings.redisKey.value, storage) : undefined;
     // Once per server: a --workers worker finds the same key as its primary (same machine, same database).
-    if (redisKey && options.logTables) {
+    if (options.logTables && redis) {
       logger.info(
-        { redisKey },
-        settings.redisKey.value === undefined
-          ? `Redis: this app's instances share the key ${redisKey}, from the database's identity (other apps on the same Redis have their own; BERTH_REDIS_KEY sets it)`
-          : `Redis: this app's instances share the key ${redisKey} (BERTH_REDIS_KEY)`,
+        { redisKey: redis.key, ...(redis.identity ? { identity: redis.identity } : {}) },
+        redis.identity
+          ? `Redis: this app's instances share the key ${redis.key}, from the database's identity ${redis.identity} (other apps on the same Redis have their own; BERTH_REDIS_KEY sets it)`
+          : `Redis: this app's instances share the key ${redis.key} (BERTH_REDIS_KEY)`,
       );
+    } else if (options.logTables && settings.redisKey.value !== undefined) {
+      logger.warn({}, 'BERTH_REDIS_KEY is set, but REDIS_URL is not: it has no effect');
     }
     return {
       ...logging,
@@ -164,7 +166,7 @@ export async function boot(configured: App, options: BootOptions): Promise<Boote
       token,
       started,
       dataDirLock,
-      redisKey,
+      redisKey: redis?.key,
     };
   } catch (error) {
     await storage.close();

@@ -123,9 +123,9 @@ function redisUrl(raw: string, source: string): string {
 }
 
 function redisKey(raw: string, source: string): string {
-  if (!/^[A-Za-z0-9:_.-]{1,100}$/.test(raw)) {
+  if (!/^[A-Za-z0-9:_.]{1,100}$/.test(raw)) {
     throw new SettingError(
-      `"${raw}" from ${source} is not a Redis key: use 1 to 100 letters, digits and :_.- (e.g. shop:production)`,
+      `"${raw}" from ${source} is not a Redis key: use 1 to 100 letters, digits and :_. (e.g. shop:production)`,
     );
   }
   return raw;
@@ -512,8 +512,7 @@ export const settingTable = {
     live: false,
     description:
       'what the instances of one app share in Redis: their realtime fan-out and rate limits are under it, apart from other apps on the same Redis',
-    shownDefault:
-      '`berth:` and a hash of the database’s identity (every instance of one database has the same)',
+    shownDefault: '`berth:` and a hash of the database’s identity (see Scaling out in docs/realtime.md)',
   }),
   workers: setting<number>({
     label: 'workers',
