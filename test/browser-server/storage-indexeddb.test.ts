@@ -44,6 +44,8 @@ describe('storage contract: indexeddb (Dexie, in Chromium)', () => {
       ]);
       expect(results.filter((result) => !result.ok)).toEqual([]);
       await page.close();
-    });
+      // The whole contract in one page: about 9 s on a quiet machine, twice that beside another file; the limit
+      // only catches a hang.
+    }, 120_000);
   }
 });
