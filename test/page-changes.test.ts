@@ -166,4 +166,25 @@ describe('the page’s change events, other contexts’ writes included', () => 
       .poll(() => seen)
       .toEqual([`lost notes up to ${seq}`, 'created mine', 'created theirs, later']);
   });
+
+  it('a page whose start failed tries again by itself: another context’s one write, then silence, is still told', async () => {
+    let failures = 2;
+    const { first, second } = await twoContexts(`six-${process.pid}`, undefined, (changes) => ({
+      ...changes,
+      bounds: (collection) => {
+        if (failures-- > 0) return Promise.reject(new Error('the database is busy'));
+        return changes.bounds(collection);
+      },
+      read: (after, limit) => changes.read(after, limit),
+    }));
+    const seen: string[] = [];
+    first.followed.lost.subscribe(({ topic, floor }) => seen.push(`lost ${topic} up to ${floor}`));
+    await first.followed.following;
+    // Its word starts the tail again, which fails again; no other word comes.
+    await second.storage.repository(notes).create({ title: 'theirs' });
+    await expect.poll(() => failures).toBe(0);
+    expect(seen).toEqual([]);
+    // The page's next try, a poll's time later.
+    await expect.poll(() => seen, { timeout: 8000 }).toEqual(['lost notes up to 1']);
+  }, 15_000);
 });

@@ -77,6 +77,8 @@ export function followPageChanges(options: PageChangesOptions): {
    * failed is unknown. The tail starts at the log's head then, and says every topic lost what came before it.
    */
   let unheard = false;
+  /** The next try after a start failed. */
+  let retry: ReturnType<typeof setTimeout> | undefined;
   /** The seqs of this context's own changes the tail has not passed on yet: any other it passes on is another's. */
   const own = new Set<number>();
   let closed = false;
@@ -87,6 +89,7 @@ export function followPageChanges(options: PageChangesOptions): {
 
   const start = (): void => {
     if (!changes || tail || starting || closed) return;
+    clearTimeout(retry);
     starting = options.ready
       .then(async () => {
         const { head } = await changes.bounds();
@@ -103,7 +106,7 @@ export function followPageChanges(options: PageChangesOptions): {
           pollMs,
           lostFromLog,
         );
-        // Before the tail passes on a change (it reads the log from the next tick on).
+        // Before the tail passes on a change: it reads the log only when poked, or at its poll.
         if (unheard) {
           unheard = false;
           logger.warn(
@@ -112,15 +115,21 @@ export function followPageChanges(options: PageChangesOptions): {
           );
           for (const topic of options.topics) tellLost({ topic, floor: from });
         }
+        // What was written while it started (a word that came then found no tail to poke).
+        tail.poke();
       })
       .catch((error: unknown) => {
-        // Storage that cannot be used now: this context's own events go on as they come; the next change or
-        // word tries again.
+        if (closed) return;
+        // Storage that cannot be used now: this context's own events go on as they come; it tries again in a
+        // while, and at the next change or word. Said once, until it follows.
+        if (!unheard) {
+          logger.warn(
+            { err: error },
+            `the page's change events follow this page's writes only for now: ${(error as Error).message}`,
+          );
+        }
         unheard = true;
-        logger.warn(
-          { err: error },
-          `the page's change events follow this page's writes only for now: ${(error as Error).message}`,
-        );
+        retry = setTimeout(start, pollMs);
       })
       .finally(() => (starting = undefined));
   };
@@ -217,6 +226,7 @@ export function followPageChanges(options: PageChangesOptions): {
     position: () => tail?.position ?? passed,
     close() {
       closed = true;
+      clearTimeout(retry);
       lostListeners.clear();
       unsubscribe();
       tail?.stop();

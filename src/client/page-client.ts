@@ -34,7 +34,7 @@ export function pageClient(server: PageServer): Client {
       .get(topic)
       ?.resync(
         floor,
-        `changes of ${topic} went from the log before this page heard them (records loaded without hooks): read ${topic} again`,
+        `changes of ${topic} went unheard by this page (records loaded without hooks, or its storage failed as it started following the log): read ${topic} again`,
         fetch ? () => readCollection<ClientRecord>(fetch, topic) : undefined,
       );
   };

@@ -54,6 +54,7 @@ export function redisRateLimiter(
     };
     redis.once('ready', settle);
     redis.once('error', settle);
+    redis.once('end', settle); // closed before it connected
     setTimeout(settle, 1000).unref();
   });
   return {
@@ -88,6 +89,7 @@ export function redisRateLimiter(
       }
     },
     async reset(key) {
+      if (connecting) await connecting;
       await redis.del(counter(key)).catch(() => local.reset(key));
       await local.reset(key);
     },
