@@ -17,6 +17,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A wait that is not given its own limit: it ends as soon as it holds, and a file beside another may need
+    // more than vitest's 1 s.
+    expect: { poll: { timeout: 5000 } },
     pool: 'forks',
     projects: [
       {

@@ -7,6 +7,8 @@ export default defineConfig({
     include: unitTestFiles(),
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // As in vitest.config.ts: a wait without its own limit may take more than vitest's 1 s beside other files.
+    expect: { poll: { timeout: 5000 } },
     pool: 'forks',
     // Most of these tests wait on the processes they start: four at a time on 2 cores took 41 s, two took 97 s.
     maxWorkers: 4,
