@@ -340,6 +340,44 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     await server.close();
   });
 
+  it('a change its result was read after says nothing: the result holds it already (no change of a record that did not change)', async () => {
+    const { server, write } = await pageServer();
+    const seeded = (await (await server.fetch('/books?year=1979')).json()) as {
+      items: Array<{ id: string; title: string }>;
+    };
+    const kindred = seeded.items.find(({ title }) => title === 'Kindred')!;
+    const events: string[] = [];
+    // The result is read only once these writes are made, after its position was taken: their changes come to it
+    // after, and find the records there as they are.
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    onListReads(server, (list) => async (query) => {
+      await held;
+      return list(query);
+    });
+    const asked = server.live('books', 'year=1979&sort=title', {
+      event: (what, record) => events.push(`${what} ${(record as { title?: string }).title ?? record.id}`),
+      error: (problem) => events.push(`error ${problem.reason}`),
+    });
+    await new Promise((settle) => setTimeout(settle, 10));
+    await write('POST', '/books', { title: 'Dawn', author: 'Octavia E. Butler', year: 1979 });
+    await write('PATCH', `/books/${kindred.id}`, { title: 'Kindred (1979)' });
+    release();
+    const answer = await asked;
+    if (!answer.ok) throw new Error(answer.error);
+    expect(answer.items.map((book) => (book as { title?: string }).title)).toEqual([
+      'Dawn',
+      'Kindred (1979)',
+    ]);
+    await new Promise((settle) => setTimeout(settle, 50));
+    expect(events).toEqual([]);
+    // A change after the result: heard as ever.
+    await write('PATCH', `/books/${kindred.id}`, { title: 'Kindred' });
+    await expect.poll(() => events).toEqual(['change Kindred']);
+    answer.close();
+    await server.close();
+  });
+
   it('a live query asked inside a transaction answers at once what is committed, then hears the transaction’s changes once it ends', async () => {
     // A file: reads outside a transaction go to the reader's connection (SQLite in memory has one connection).
     const directory = mkdtempSync(join(tmpdir(), 'berth-page-live-tx-'));

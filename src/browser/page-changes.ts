@@ -79,6 +79,8 @@ export function followPageChanges(options: PageChangesOptions): {
   let unheard = false;
   /** The next try after a start failed. */
   let retry: ReturnType<typeof setTimeout> | undefined;
+  /** Another context said it wrote while the tail was starting. */
+  let wordWhileStarting = false;
   /** The seqs of this context's own changes the tail has not passed on yet: any other it passes on is another's. */
   const own = new Set<number>();
   let closed = false;
@@ -90,6 +92,7 @@ export function followPageChanges(options: PageChangesOptions): {
   const start = (): void => {
     if (!changes || tail || starting || closed) return;
     clearTimeout(retry);
+    wordWhileStarting = false;
     starting = options.ready
       .then(async () => {
         const { head } = await changes.bounds();
@@ -115,8 +118,8 @@ export function followPageChanges(options: PageChangesOptions): {
           );
           for (const topic of options.topics) tellLost({ topic, floor: from });
         }
-        // What was written while it started (a word that came then found no tail to poke).
-        tail.poke();
+        // A word that came while it started found no tail to poke: it reads what that word was about.
+        if (wordWhileStarting) tail.poke();
       })
       .catch((error: unknown) => {
         if (closed) return;
@@ -199,6 +202,7 @@ export function followPageChanges(options: PageChangesOptions): {
   });
   const heard = (): void => {
     if (tail) tail.poke();
+    else if (starting) wordWhileStarting = true;
     else start();
   };
   channel?.addEventListener('message', heard);

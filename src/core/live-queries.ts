@@ -102,6 +102,13 @@ interface Index {
 
 const keyOf = (field: string, value: unknown): string => `${field}\u0000${JSON.stringify(value)}`;
 
+/** Two versions of a record with the same fields and values (whatever order the fields came in). */
+function sameRecord(a: AnyRecord, b: AnyRecord): boolean {
+  const names = Object.keys(a);
+  if (names.length !== Object.keys(b).length) return false;
+  return names.every((name) => name in b && JSON.stringify(a[name]) === JSON.stringify(b[name]));
+}
+
 export interface LiveQueryOptions {
   topics: ReadonlyMap<string, Topic>;
   collections: readonly CollectionDefinition[];
@@ -265,6 +272,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
       }
       return;
     }
+    // Its result was read after this change was made (a change that came while it was read, or one not yet
+    // passed on when its position was taken): it holds the record as it is, and nothing changed.
+    if (matches && sameRecord(live.items[at]!, record)) return;
     const [before] = live.items.splice(at, 1);
     if (!matches) {
       part(index, id, live);
