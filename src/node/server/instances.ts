@@ -79,7 +79,7 @@ export function servingInstances(booted: Booted, realtime: NodeRealtime | undefi
     metrics?.observe(entry);
     if (requestLog && (!entry.probe || logProbes)) writeLine(entry);
   };
-  // Rate-limit counters: in Redis when it is set (shared by every instance), else in this process.
+  // Rate-limit counters: in Redis when it is set (shared by the app's instances, under its key), else in this process.
   const redis = settings.redisUrl.value
     ? redisRateLimiter(settings.redisUrl.value, booted.redisKey!, logger)
     : undefined;
