@@ -58,6 +58,22 @@ async function twoContexts(
   return { first: await context(true), second: await context(false) };
 }
 
+/** A page's log whose bounds fail the first `times` they are asked (the database busy as it starts following). */
+function boundsFailing(times: number) {
+  let left = times;
+  return {
+    left: () => Math.max(left, 0),
+    log: (changes: ChangeLogDriver): ChangeLogDriver => ({
+      ...changes,
+      bounds: (collection) => {
+        if (left-- > 0) return Promise.reject(new Error('the database is busy'));
+        return changes.bounds(collection);
+      },
+      read: (after, limit) => changes.read(after, limit),
+    }),
+  };
+}
+
 const titleOf = (event: ChangeEvent): string => (event.record as unknown as { title: string }).title;
 
 const heard = (events: EventBus) => {
@@ -141,15 +157,8 @@ describe('the page’s change events, other contexts’ writes included', () => 
   });
 
   it('a page whose storage failed as it started following tells every topic, once it follows, that what came before is unknown', async () => {
-    let failures = 1;
-    const { first, second } = await twoContexts(`five-${process.pid}`, undefined, (changes) => ({
-      ...changes,
-      bounds: (collection) => {
-        if (failures-- > 0) return Promise.reject(new Error('the database is busy'));
-        return changes.bounds(collection);
-      },
-      read: (after, limit) => changes.read(after, limit),
-    }));
+    const failing = boundsFailing(1);
+    const { first, second } = await twoContexts(`five-${process.pid}`, undefined, failing.log);
     const seen: string[] = [];
     first.followed.events.subscribe((event) => seen.push(`${event.action} ${titleOf(event)}`));
     first.followed.lost.subscribe(({ topic, floor }) => seen.push(`lost ${topic} up to ${floor}`));
@@ -168,21 +177,14 @@ describe('the page’s change events, other contexts’ writes included', () => 
   });
 
   it('a page whose start failed tries again by itself: another context’s one write, then silence, is still told', async () => {
-    let failures = 2;
-    const { first, second } = await twoContexts(`six-${process.pid}`, undefined, (changes) => ({
-      ...changes,
-      bounds: (collection) => {
-        if (failures-- > 0) return Promise.reject(new Error('the database is busy'));
-        return changes.bounds(collection);
-      },
-      read: (after, limit) => changes.read(after, limit),
-    }));
+    const failing = boundsFailing(2);
+    const { first, second } = await twoContexts(`six-${process.pid}`, undefined, failing.log);
     const seen: string[] = [];
     first.followed.lost.subscribe(({ topic, floor }) => seen.push(`lost ${topic} up to ${floor}`));
     await first.followed.following;
     // Its word starts the tail again, which fails again; no other word comes.
     await second.storage.repository(notes).create({ title: 'theirs' });
-    await expect.poll(() => failures).toBe(0);
+    await expect.poll(() => failing.left()).toBe(0);
     expect(seen).toEqual([]);
     // The page's next try, a poll's time later.
     await expect.poll(() => seen, { timeout: 8000 }).toEqual(['lost notes up to 1']);
