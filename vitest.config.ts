@@ -2,16 +2,16 @@ import { defineConfig } from 'vitest/config';
 import { aloneTestFiles, unitTestFiles } from './vitest.tiers.js';
 
 const unit = unitTestFiles();
-const alone = [...aloneTestFiles];
-/** Private PostgreSQL and Redis servers for the groups that need them (see the file). */
+const alone = aloneTestFiles;
+/** Private PostgreSQL and Redis servers for the groups that need them, started once (see the file). */
 const privateServices = ['test/setup/private-services.global.ts'];
 
 /**
  * The whole suite, in three groups one after the other: first the unit tier
  * (vitest.tiers.ts), four files at a time, as `npm run test:unit` runs it;
- * then the files that start databases, browsers, package installs or
- * processes of their own, two at a time; then those that time what they
- * start or load both cores (`aloneTestFiles`), one at a time.
+ * then the files that start databases, browsers or processes of their own,
+ * two at a time; then those that time what they start, load both cores or
+ * rebuild the checkout (`aloneTestFiles`), one at a time.
  */
 export default defineConfig({
   test: {

@@ -51,10 +51,11 @@ export const unitTestFiles = (): string[] =>
 
 /**
  * The files of the second tier that run alone, one at a time, after the
- * others have run two at a time: each times what it starts, or loads both
- * cores, so that a neighbour would skew it or be skewed by it.
+ * others have run two at a time: each times what it starts, loads both
+ * cores, or rebuilds the checkout, so that a neighbour would skew it or be
+ * skewed or broken by it.
  */
-export const aloneTestFiles: readonly string[] = [
+export const aloneTestFiles: string[] = [
   'test/bench-runs.test.ts', // every `npm run bench` section, each loading both cores
   'test/browser-server/data-indexeddb-bench.test.ts', // the IndexedDB bench
   'test/service-systemd.test.ts', // a reload under load with no failed request

@@ -25,7 +25,38 @@ declare module 'vitest' {
   }
 }
 
+interface Servers {
+  postgresUrl: string;
+  redisUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The servers of this run, and how many groups (Vitest projects) use them: the last to end stops them. */
+interface Shared {
+  servers: Promise<Servers>;
+  users: number;
+}
+const sharedKey = Symbol.for('berth.privateServices');
+const holder = globalThis as { [sharedKey]?: Shared };
+
+/**
+ * Each group of the suite that needs them (vitest.config.ts) runs this: the
+ * first starts the servers, the others are handed the same ones.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const shared = (holder[sharedKey] ??= { servers: startServers(), users: 0 });
+  shared.users++;
+  const { postgresUrl, redisUrl, stop } = await shared.servers;
+  project.provide('postgresUrl', postgresUrl);
+  project.provide('redisUrl', redisUrl);
+  return async () => {
+    if (--shared.users > 0) return;
+    delete holder[sharedKey];
+    await stop();
+  };
+}
+
+async function startServers(): Promise<Servers> {
   let binaries: ServerBinaries;
   try {
     binaries = serverBinaries();
@@ -54,10 +85,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.off('exit', onExit);
     throw postgres.status === 'rejected' ? postgres.reason : (redis as PromiseRejectedResult).reason;
   }
-  project.provide('postgresUrl', postgres.value.url('test'));
-  project.provide('redisUrl', redis.value.url);
-  return async () => {
-    await Promise.all([postgres.value.remove(), redis.value.stop()]);
-    process.off('exit', onExit);
+  return {
+    postgresUrl: postgres.value.url('test'),
+    redisUrl: redis.value.url,
+    async stop() {
+      await Promise.all([postgres.value.remove(), redis.value.stop()]);
+      process.off('exit', onExit);
+    },
   };
 }
