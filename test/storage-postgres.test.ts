@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { openPostgresStorage } from '../src/storage/postgres.js';
+import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openPostgresStorage, postgresIdentity } from '../src/storage/postgres.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { storageContract } from './helpers/storage-contract-vitest.js';
 
@@ -22,5 +23,52 @@ describe('the database’s identity (what its instances share in Redis)', () => 
     expect(await otherSchema.identity!()).not.toBe(identity);
     expect(await byHostName.identity!()).not.toContain('not-a-real-secret');
     for (const storage of [byAddress, byHostName, otherSchema]) await storage.close();
+  });
+
+  it('is named by the URL’s host and port where the server keeps its identifier from the user', async () => {
+    // A database of its own, where pg_control_system() is revoked from PUBLIC (a function's grants are per
+    // database), and a role that is no superuser: what a managed server that hides its identifier gives.
+    const name = `berth_identity_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE ROLE ${name} LOGIN PASSWORD 'not-a-real-secret'`);
+    onTestFinished(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.query(`DROP ROLE IF EXISTS ${name}`);
+      await admin.end();
+    });
+    const inside = new URL(postgresUrl);
+    inside.pathname = `/${name}`;
+    const setup = new pg.Client({ connectionString: inside.toString() });
+    await setup.connect();
+    await setup.query('REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC');
+    await setup.query(`CREATE SCHEMA app AUTHORIZATION ${name}`);
+    await setup.end();
+    const asUser = new URL(inside);
+    asUser.username = name;
+    asUser.password = 'not-a-real-secret';
+    const refused = openPostgresStorage(asUser.toString(), { schema: 'app' });
+    const identity = await refused.identity!();
+    expect(identity).toBe(`postgres:${asUser.hostname}:${asUser.port}/${name}/app`);
+    expect(identity).not.toContain('not-a-real-secret');
+    await refused.close();
+  });
+
+  it('fails the start on any other error than a refused or missing function, rather than take the URL’s name', async () => {
+    // A connection that answers the fallback's own read but fails the identifier's, as one reset during a
+    // failover would: the start fails, so that no process takes another key for its whole life.
+    const failing = (code: string) => ({
+      one: async (sql: string) => {
+        if (sql.includes('pg_control_system'))
+          throw Object.assign(new Error(`failed with ${code}`), { code });
+        return { database: 'test', schema: 'app' };
+      },
+    });
+    const url = 'postgres://berth:not-a-real-secret@db.example:6432/test';
+    await expect(postgresIdentity(failing('08006'), url)).rejects.toThrow('failed with 08006');
+    await expect(postgresIdentity(failing('57P01'), url)).rejects.toThrow('failed with 57P01');
+    expect(await postgresIdentity(failing('42501'), url)).toBe('postgres:db.example:6432/test/app');
+    expect(await postgresIdentity(failing('42883'), url)).toBe('postgres:db.example:6432/test/app');
   });
 });

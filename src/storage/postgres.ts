@@ -134,7 +134,7 @@ async function ensureTrigramIndexes(
  * ordinary users (or has no such function) is named by the host and port of
  * the URL instead; any other failure is the start's.
  */
-async function postgresIdentity(connection: SqlConnection, url: string): Promise<string> {
+export async function postgresIdentity(connection: Pick<SqlConnection, 'one'>, url: string): Promise<string> {
   const where = 'current_database() AS "database", current_schema() AS "schema"';
   try {
     const row = await connection.one(
