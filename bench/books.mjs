@@ -26,6 +26,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const starts = Number(process.env.BENCH_STARTS ?? 5);
+/** Seconds of load before each measured one (0: none, as the test's smoke run asks). */
+const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 
 const script = (name) => join(root, 'bench', 'servers', name);
 /** Each server: its script, arguments and environment. */
@@ -98,7 +100,7 @@ export async function benchBooks() {
         try {
           for (const [endpoint, path] of Object.entries(endpoints)) {
             const url = `http://127.0.0.1:${port}${path}`;
-            await load(url, server.pid, { seconds: 1 }); // warm-up
+            if (warmup > 0) await load(url, server.pid, { seconds: warmup });
             const result = await load(url, server.pid, { seconds });
             ((results[endpoint] ??= {})[name] ??= []).push(result);
             process.stderr.write(`round ${round} ${name} ${endpoint}: ${result.rps.toFixed(0)} req/s\n`);

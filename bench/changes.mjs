@@ -33,6 +33,9 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 1000);
 const writeRate = Number(process.env.BENCH_WRITE_RATE ?? 500);
 /** Resuming: the first seconds' events are not timed (every change is still counted). */
 const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 2000);
+/** A POST over HTTP: seconds of wrk measured, after as many to warm up. */
+const postSeconds = Number(process.env.BENCH_SECONDS ?? 5);
+const postWarmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const token = 'bench-token-0123456789';
 
@@ -213,8 +216,12 @@ async function postCost() {
         );
         try {
           const url = `http://127.0.0.1:${running.port}/notes`;
-          await load(url, running.pid, { connections: 4, seconds: 1, script });
-          const { cpuPerRequest } = await load(url, running.pid, { connections: 4, seconds: 5, script });
+          if (postWarmup > 0) await load(url, running.pid, { connections: 4, seconds: postWarmup, script });
+          const { cpuPerRequest } = await load(url, running.pid, {
+            connections: 4,
+            seconds: postSeconds,
+            script,
+          });
           results[name].push(cpuPerRequest);
         } finally {
           await running.stop();

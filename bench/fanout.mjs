@@ -136,7 +136,14 @@ const variants = {
 
 /** Subscribers of `who`, writes as in the fan-out, then the quiet and one write more. */
 async function afterQuiet(running, who, plan) {
-  const measured = await drive(running, { transport: 'socket.io', writes, quietSeconds: quiet, ...plan });
+  // No heap snapshots: the memory figures are the rounds' above.
+  const measured = await drive(running, {
+    transport: 'socket.io',
+    writes,
+    quietSeconds: quiet,
+    snapshots: undefined,
+    ...plan,
+  });
   const { fanout, quiet: first } = measured;
   const cell = (ms) => (ms === undefined ? 'never' : ms.toFixed(1));
   return [

@@ -6,7 +6,7 @@
 //
 // Servers are written as for bench/compare.mjs (`berth`, `fastify`, `raw`,
 // `hono`, another build's `bin/berth`, with `:NAME=value` settings). Each runs
-// under callgrind; after `--warmup` requests (the JIT's tiers settle) the
+// under callgrind, all at once; after `--warmup` requests (the JIT's tiers settle) the
 // counters are zeroed, `--requests` more are sent (`--connections` at a time, kept alive),
 // and the count is read (the server's threads and the JIT's work included).
 // Counts, not seconds: they do not move with whatever else the machine is
@@ -144,11 +144,13 @@ const servers = positionals.map((spec) => [spec, serverOf(spec)]);
 const directory = mkdtempSync(join(tmpdir(), 'berth-instructions-'));
 try {
   const { env, path } = await comparedBooks(directory, values.path);
-  const results = [];
-  for (const [spec, server] of servers) {
-    process.stderr.write(`${spec}: ${warmup} requests to warm up, ${requests} counted, under callgrind…\n`);
-    results.push([spec, await measure(server, env, path, directory)]);
-  }
+  // All at once: a count does not move with what else the machine runs, and Valgrind runs each on one core.
+  const results = await Promise.all(
+    servers.map(async ([spec, server]) => {
+      process.stderr.write(`${spec}: ${warmup} requests to warm up, ${requests} counted, under callgrind…\n`);
+      return [spec, await measure(server, env, path, directory)];
+    }),
+  );
   const [first] = results;
   console.log(
     `\nGET ${path}: instructions per request in user space (callgrind; ${requests} requests after ${warmup}, ${connections} at a time)\n`,
