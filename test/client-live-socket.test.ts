@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient, type ClientProblem, type ClientSocket } from '../src/client/index.js';
 
 type Listener = (...args: unknown[]) => void;
@@ -310,5 +310,71 @@ describe('a subscription over socket.io (the server scripted)', () => {
     socket.send('books:created', { id: 'b' }, { seq: 30 });
     socket.answer({ ok: true, seq: 29, resync: true, reason: 'read books again' });
     await expect.poll(() => seen).toEqual(['created 2', 'resync 29 x,y', 'created 30']);
+  });
+});
+
+describe('the caller’s code that throws, and a client closed early', () => {
+  it('an error handler that throws stops neither its topic’s later events nor the other subscribers: what it threw is thrown later', async () => {
+    const thrownLater: unknown[] = [];
+    vi.stubGlobal('queueMicrotask', (task: () => void) => {
+      try {
+        task();
+      } catch (error) {
+        thrownLater.push(error);
+      }
+    });
+    try {
+      const socket = new ScriptedSocket();
+      socket.connect();
+      const client = createClient({ socket });
+      const first: string[] = [];
+      const second: string[] = [];
+      client.subscribe<{ id: string }>('books', {
+        created: async ({ id }) => {
+          first.push(id);
+          if (id === 'x') throw new Error('the handler failed');
+        },
+        error: (problem) => {
+          throw problem.error; // rethrown, as an app that lets errors surface would
+        },
+      });
+      client.subscribe<{ id: string }>('books', {
+        created: ({ id }) => {
+          second.push(id);
+          if (id === 'y') throw new Error('a sync handler failed');
+        },
+        error: () => {
+          throw new Error('and its error handler too');
+        },
+      });
+      socket.answer({ ok: true, seq: 1 });
+      await settled();
+      socket.send('books:created', { id: 'x' }, { seq: 2 });
+      socket.send('books:created', { id: 'y' }, { seq: 3 });
+      socket.send('books:created', { id: 'z' }, { seq: 4 });
+      await expect.poll(() => second).toEqual(['x', 'y', 'z']);
+      expect(first).toEqual(['x', 'y', 'z']);
+      expect(thrownLater.map((error) => (error as Error).message)).toEqual([
+        'the handler failed',
+        'and its error handler too',
+      ]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('client.close() before a live query’s first result rejects its ready, saying so', async () => {
+    const socket = new ScriptedSocket();
+    socket.connect();
+    const client = createClient({ socket });
+    const tasks = client.live<Task>('tasks', query);
+    client.close();
+    await expect(tasks.ready).rejects.toThrow(
+      `tasks?${query}: the client was closed before its first result`,
+    );
+    // An answer that comes after the close changes nothing.
+    socket.answer({ ok: true, seq: 10, items: [task('a', '2025-01-01')] });
+    await settled();
+    expect(tasks.items).toEqual([]);
   });
 });

@@ -251,6 +251,19 @@ describe('berth/client on an in-page server', () => {
     client.close();
     await server.close();
   });
+
+  it('client.close() before a live query’s first result rejects its ready, saying so', async () => {
+    const { server, write } = await pageServer();
+    await write('POST', '/books', { title: 'Kindred', author: 'Octavia Butler', year: 1979 });
+    const client = createClient({ server });
+    const books = client.live('books', 'sort=title');
+    client.close();
+    await expect(books.ready).rejects.toThrow(
+      'books?sort=title: the client was closed before its first result',
+    );
+    expect(books.items).toEqual([]);
+    await server.close();
+  });
 });
 
 describe('an in-page server keeps live queries as the Node server does', () => {

@@ -88,7 +88,7 @@ export interface LiveQuery<R> {
   readonly items: readonly R[];
   /** The seq the result stands at (undefined before the first snapshot). */
   readonly seq: number | undefined;
-  /** Settles at the first snapshot; rejects when the server refuses the query, or when it is closed before. */
+  /** Settles at the first snapshot; rejects when the server refuses the query, or when it or its client is closed before. */
   readonly ready: Promise<void>;
   /** Calls `listener` after each change of the result (the snapshot too); returns what stops it. */
   subscribe(listener: (items: readonly R[]) => void): () => void;

@@ -1,6 +1,6 @@
 import type { ClientProblem, LiveOptions, LiveQuery } from './client-types.js';
 import { createLiveResult, type LiveAction } from './live-result.js';
-import { passing, throwLater } from './topic-feed.js';
+import { passing, tell } from './topic-feed.js';
 
 /** One handle given by `client.live`: its own listeners and error handler, over a result it may share. */
 interface Handle {
@@ -64,6 +64,11 @@ export function createLiveEntry<R extends { id: string }>(
       for (const each of batch) moved = result.apply(each.action, each.record, each.seq) || moved;
       if (moved) changed();
     },
+    /** The client was closed: whoever awaits a first result that has not come hears so. */
+    closed(): void {
+      if (!taken)
+        settle.reject(new Error(`${topic}?${query}: the client was closed before its first result`));
+    },
     /** The server refused or ended the query, or it cannot be read. */
     problem(problem: ClientProblem): void {
       // A passing one is no refusal: the client asks again, and `ready` waits for the answer.
@@ -73,8 +78,7 @@ export function createLiveEntry<R extends { id: string }>(
     /** A new handle on the result. */
     open(options: LiveOptions = {}): LiveQuery<R> {
       const listeners = new Set<(items: readonly R[]) => void>();
-      const problem = (found: ClientProblem): void =>
-        options.error ? options.error(found) : throwLater(found);
+      const problem = (found: ClientProblem): void => tell(options.error, found);
       const call = (listener: (items: readonly R[]) => void): void => {
         try {
           listener(result.items);

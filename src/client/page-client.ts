@@ -112,7 +112,10 @@ export function pageClient(server: PageServer): Client {
       return entry.open(options) as LiveQuery<never>;
     },
     close() {
-      for (const live of [...lives.values()]) live.end();
+      for (const live of [...lives.values()]) {
+        live.end();
+        live.entry.closed();
+      }
       feeds.clear();
       unfollowWhenIdle();
     },

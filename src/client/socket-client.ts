@@ -183,7 +183,9 @@ export function socketClient(options: {
     },
     close() {
       offClosing();
-      for (const each of [...plain.values(), ...live.values()]) each.end();
+      const lives = [...live.values()];
+      for (const each of [...plain.values(), ...lives]) each.end();
+      for (const { entry } of lives) entry.closed();
     },
   };
 }

@@ -23,10 +23,25 @@ export function throwLater(problem: ClientProblem): void {
   });
 }
 
+/**
+ * Tells a problem to the caller's error handler, or throws it later when
+ * there is none. A handler that throws never stops the client's work (the
+ * events of a topic, its other subscribers): what it threw is thrown later.
+ */
+export function tell(handler: ((problem: ClientProblem) => void) | undefined, problem: ClientProblem): void {
+  if (!handler) return throwLater(problem);
+  try {
+    handler(problem);
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
 export function subscriberOf<R>(handlers: SubscriptionHandlers<R> | SubscriptionListener<R>): Subscriber<R> {
   if (typeof handlers === 'function') return { deliver: handlers, problem: throwLater };
-  const problem = (found: ClientProblem): void =>
-    handlers.error ? handlers.error(found) : throwLater(found);
+  const problem = (found: ClientProblem): void => tell(handlers.error, found);
   return {
     deliver(event) {
       if (event.action === 'resync') {
@@ -46,18 +61,31 @@ export function subscriberOf<R>(handlers: SubscriptionHandlers<R> | Subscription
  */
 export function serially(onError: (error: unknown) => void): (work: () => void | Promise<void>) => void {
   let pending: Promise<void> | undefined;
+  const failed = (error: unknown): void => {
+    try {
+      onError(error);
+    } catch (thrown) {
+      queueMicrotask(() => {
+        throw thrown;
+      });
+    }
+  };
   const run = (work: () => void | Promise<void>): Promise<void> | undefined => {
     try {
       const result = work();
-      return result instanceof Promise ? result.catch(onError) : undefined;
+      return result instanceof Promise ? result.catch(failed) : undefined;
     } catch (error) {
-      onError(error);
+      failed(error);
       return undefined;
     }
   };
   return (work) => {
     if (pending) {
-      const next: Promise<void> = pending.then(() => run(work));
+      // `run` settles what it ran: a piece's failure goes to onError, never to the pieces after it.
+      const next: Promise<void> = pending.then(
+        () => run(work),
+        () => run(work),
+      );
       pending = next;
       void next.then(() => {
         if (pending === next) pending = undefined;
