@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createDataStore, defineCollection, EventBus, field } from '../src/core/internal.js';
 import { openPostgresStorage, postgresIdentity } from '../src/storage/postgres.js';
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { storageContract } from './helpers/storage-contract-vitest.js';
@@ -70,5 +71,39 @@ describe('the database’s identity (what its instances share in Redis)', () => 
     await expect(postgresIdentity(failing('57P01'), url)).rejects.toThrow('failed with 57P01');
     expect(await postgresIdentity(failing('42501'), url)).toBe('postgres:db.example:6432/test/app');
     expect(await postgresIdentity(failing('42883'), url)).toBe('postgres:db.example:6432/test/app');
+  });
+});
+
+describe('the trigram extension (q and contains)', () => {
+  it('is made in public, so that dropping one app’s schema keeps another’s search indexes', async () => {
+    const name = `berth_trgm_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(postgresUrl);
+    url.pathname = `/${name}`;
+    const sql = new pg.Client({ connectionString: url.toString() });
+    await sql.connect();
+    onTestFinished(async () => {
+      await sql.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+    const notes = defineCollection({ name: 'notes', fields: { text: field.text({ searchable: true }) } });
+    for (const schema of ['one', 'two']) {
+      await sql.query(`CREATE SCHEMA ${schema}`);
+      const driver = openPostgresStorage(url.toString(), { schema });
+      await createDataStore(driver, { collections: [notes], events: new EventBus() }).migrate([notes]);
+      await driver.close();
+    }
+    const where = await sql.query(
+      `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`,
+    );
+    expect(where.rows).toEqual([{ schema: 'public' }]);
+    await sql.query('DROP SCHEMA one CASCADE');
+    const kept = await sql.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = 'two' ORDER BY indexname`,
+    );
+    expect(kept.rows.map(({ indexname }) => indexname)).toContain('notes_text_trgm');
   });
 });

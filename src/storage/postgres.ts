@@ -104,7 +104,17 @@ async function ensureTrigramIndexes(
     // A savepoint: a refused CREATE EXTENSION must not end the migration's transaction.
     await connection.run('SAVEPOINT berth_trigrams', []);
     try {
-      await connection.run('CREATE EXTENSION IF NOT EXISTS pg_trgm', []);
+      // In public, where a database keeps what all its schemas share: made in the app's own schema, it would go
+      // with that schema, and every other schema's trigram indexes with it (DROP SCHEMA … CASCADE). Where
+      // public is not there or not the app's to write in, in the app's schema.
+      await connection.run('SAVEPOINT berth_trigrams_public', []);
+      try {
+        await connection.run('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public', []);
+        await connection.run('RELEASE SAVEPOINT berth_trigrams_public', []);
+      } catch {
+        await connection.run('ROLLBACK TO SAVEPOINT berth_trigrams_public', []);
+        await connection.run('CREATE EXTENSION IF NOT EXISTS pg_trgm', []);
+      }
       await connection.run('RELEASE SAVEPOINT berth_trigrams', []);
       schema = await trigramSchema(connection);
     } catch (error) {
