@@ -357,7 +357,7 @@ describe('npm run bench', () => {
       env: {
         ...process.env,
         BENCH_ROUNDS: '1',
-        BENCH_SECONDS: '0.1', // each shape measured for 0.1 s (and warmed as long): the rows, not the figures
+        BENCH_SECONDS: '0.2', // each shape measured for 0.2 s (and warmed as long): the rows, not the figures
         BENCH_DATA_ROWS: '2000',
         BENCH_DATA_USERS: '0', // IndexedDB's part has its own test (test/browser-server/data-indexeddb-bench.test.ts)
         BENCH_CACHE: tempDir('berth-bench-data-'),
