@@ -5,6 +5,27 @@ import { openPostgresStorage, postgresIdentity } from '../src/storage/postgres.j
 import { freshSchema, postgresUrl } from './helpers/postgres.js';
 import { storageContract } from './helpers/storage-contract-vitest.js';
 
+/**
+ * A database of its own on the run's server (`options`: what CREATE DATABASE takes besides its name), dropped
+ * when the test ends: its URL, and a client connected to it.
+ */
+async function databaseOfItsOwn(prefix: string, options = ''): Promise<{ url: string; sql: pg.Client }> {
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} ${options}`);
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  const sql = new pg.Client({ connectionString: url.toString() });
+  await sql.connect();
+  onTestFinished(async () => {
+    await sql.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  return { url: url.toString(), sql };
+}
+
 storageContract('postgres (pg pool)', async () =>
   openPostgresStorage(postgresUrl, { schema: await freshSchema() }),
 );
@@ -74,25 +95,120 @@ describe('the database’s identity (what its instances share in Redis)', () => 
   });
 });
 
+describe('text in code point order, whatever the database’s collation (as live queries and berth/client keep it)', () => {
+  const titles = defineCollection({
+    name: 'titles',
+    fields: { title: field.text({ indexed: true }) },
+    sort: 'title',
+  });
+  const words = ['apple', 'banana', 'Cherry', 'date', 'Éclair', 'éclair', 'Zebra', 'zebra'];
+
+  /** A database of its own whose collation is ICU's English, which puts apple before Cherry (C puts it after). */
+  async function englishDatabase(): Promise<{ url: string; sql: pg.Client }> {
+    const { url, sql } = await databaseOfItsOwn(
+      'berth_order',
+      "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
+    );
+    // What the test stands on: this database's own order is not JavaScript's.
+    const own = await sql.query(`SELECT w FROM unnest($1::text[]) AS w ORDER BY w`, [words]);
+    expect(own.rows.map(({ w }) => w)).not.toEqual([...words].sort());
+    return { url, sql };
+  }
+
+  async function opened(url: string) {
+    const driver = openPostgresStorage(url);
+    const storage = createDataStore(driver, { collections: [titles], events: new EventBus() });
+    const steps: string[] = [];
+    await storage.migrate([titles], (step) => steps.push(step.detail));
+    return { driver, storage, steps, repo: storage.repository(titles) };
+  }
+
+  /** What lists answer: sorted both ways, paged by cursor, and a range, each against JavaScript's own order. */
+  async function listsInCodePointOrder(repo: Awaited<ReturnType<typeof opened>>['repo']) {
+    const sorted = [...words].sort();
+    const list = async (direction: 'asc' | 'desc', more: object = {}) =>
+      (await repo.list({ limit: 100, orderBy: [{ field: 'title', direction }], ...more })).items;
+    expect((await list('asc')).map(({ title }) => title)).toEqual(sorted);
+    expect((await list('desc')).map(({ title }) => title)).toEqual([...sorted].reverse());
+    const paged: string[] = [];
+    let after: unknown[] | undefined;
+    for (;;) {
+      const page = (await repo.list({ limit: 3, orderBy: [{ field: 'title', direction: 'asc' }], after }))
+        .items;
+      if (!page.length) break;
+      paged.push(...page.map(({ title }) => title));
+      const last = page.at(-1)!;
+      after = [last.title, last.id];
+    }
+    expect(paged).toEqual(sorted);
+    const from = await list('asc', { where: [{ field: 'title', op: 'gte', value: 'D' }] });
+    expect(from.map(({ title }) => title)).toEqual(sorted.filter((title) => title >= 'D'));
+  }
+
+  it('lists, cursors and ranges order text by code point, and an index serves the order', async () => {
+    const { url, sql } = await englishDatabase();
+    const { storage, repo } = await opened(url);
+    for (const title of words) await repo.create({ title });
+    await listsInCodePointOrder(repo);
+    // The index of the order serves it (with sequential scans off, a plan without it would say so).
+    await sql.query('SET enable_seqscan = off');
+    const plan = await sql.query(
+      `EXPLAIN SELECT * FROM titles ORDER BY title COLLATE "C", id COLLATE "C" LIMIT 3`,
+    );
+    expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('titles_by_title');
+    // And equality, compared as the index holds it (the same equality).
+    const equal = await sql.query(`EXPLAIN SELECT count(*) FROM titles WHERE title COLLATE "C" = 'apple'`);
+    expect(equal.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('titles_by_title');
+    expect(
+      (await repo.list({ limit: 10, where: [{ field: 'title', op: 'eq', value: 'Cherry' }] })).total,
+    ).toBe(1);
+    await storage.close();
+  });
+
+  it('a table an older Berth made in the database’s collation is brought to code point order by the next start', async () => {
+    const { url, sql } = await englishDatabase();
+    const first = await opened(url);
+    for (const title of words) await first.repo.create({ title });
+    await first.storage.close();
+    // As Berth made it before: the id's key and the index of the order in the database's collation.
+    await sql.query('DROP INDEX titles_by_title');
+    await sql.query('CREATE INDEX titles_by_title ON titles (title ASC, id ASC)');
+    await sql.query('ALTER TABLE titles ALTER COLUMN id TYPE TEXT COLLATE "default"');
+    await sql.query(`UPDATE berth_collections SET fingerprint = 'an older layout' WHERE name = 'titles'`);
+    const again = await opened(url);
+    expect(again.steps).toEqual(
+      expect.arrayContaining([
+        'titles_by_title: to be made again in code point order',
+        'titles.id: its key made again in code point order',
+        'titles_by_title',
+      ]),
+    );
+    const collations = await sql.query(
+      `SELECT c.relname AS name, array(SELECT l.collname::text FROM unnest(x.indcollation::oid[]) AS k(oid)
+         JOIN pg_collation l ON l.oid = k.oid) AS keys
+       FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid WHERE c.relname IN ('titles_pkey', 'titles_by_title')
+       ORDER BY c.relname`,
+    );
+    expect(collations.rows).toEqual([
+      { name: 'titles_by_title', keys: ['C', 'C'] },
+      { name: 'titles_pkey', keys: ['C'] },
+    ]);
+    await listsInCodePointOrder(again.repo);
+    // Once there, a start has nothing more to do.
+    await again.storage.close();
+    const third = await opened(url);
+    expect(third.steps).toEqual([]);
+    await third.storage.close();
+  });
+});
+
 describe('the trigram extension (q and contains)', () => {
   it('is made in public, so that dropping one app’s schema keeps another’s search indexes', async () => {
-    const name = `berth_trgm_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(postgresUrl);
-    url.pathname = `/${name}`;
-    const sql = new pg.Client({ connectionString: url.toString() });
-    await sql.connect();
-    onTestFinished(async () => {
-      await sql.end();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    });
+    const { url, sql } = await databaseOfItsOwn('berth_trgm');
     const notes = defineCollection({ name: 'notes', fields: { text: field.text({ searchable: true }) } });
     for (const schema of ['one', 'two']) {
       await sql.query(`CREATE SCHEMA ${schema}`);
-      const driver = openPostgresStorage(url.toString(), { schema });
+      const driver = openPostgresStorage(url, { schema });
       await createDataStore(driver, { collections: [notes], events: new EventBus() }).migrate([notes]);
       await driver.close();
     }

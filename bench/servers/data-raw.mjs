@@ -46,6 +46,9 @@ async function engine() {
 
 const db = await engine();
 const { p } = db;
+/** A text column as Berth orders and compares it: by code point (SQLite's BINARY; PostgreSQL told `COLLATE "C"`). */
+const o = (column) => (db.sqlite ? `"${column}"` : `"${column}" COLLATE "C"`);
+const byTitle = `${o('title')}, ${o('id')}`;
 
 /** A page and its total counted up to the cap, as Berth answers them. */
 async function page(itemsSql, itemParams, countSql, countParams, limit) {
@@ -94,7 +97,7 @@ async function answer(method, path, query, body) {
       return [
         200,
         await page(
-          `SELECT ${columns.loans} FROM loans WHERE "book" = ${p(1)} ORDER BY "due" DESC, "id" DESC LIMIT ${window}`,
+          `SELECT ${columns.loans} FROM loans WHERE "book" = ${p(1)} ORDER BY ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
           [book],
           capped('loans', ` WHERE "book" = ${p(1)}`),
           [book],
@@ -108,9 +111,9 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.loans} FROM loans WHERE "status" = ${p(1)} AND "due" < ${p(2)} ORDER BY "status" ASC, "due" DESC, "id" DESC LIMIT ${window}`,
+        `SELECT ${columns.loans} FROM loans WHERE "status" = ${p(1)} AND ${o('due')} < ${p(2)} ORDER BY ${o('status')} ASC, ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
         [status, before],
-        capped('loans', ` WHERE "status" = ${p(1)} AND "due" < ${p(2)}`),
+        capped('loans', ` WHERE "status" = ${p(1)} AND ${o('due')} < ${p(2)}`),
         [status, before],
         limit,
       ),
@@ -123,7 +126,7 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.books} FROM books WHERE ("title", "id") > (${p(1)}, ${p(2)}) ORDER BY "title", "id" LIMIT ${window}`,
+        `SELECT ${columns.books} FROM books WHERE (${byTitle}) > (${p(1)}, ${p(2)}) ORDER BY ${byTitle} LIMIT ${window}`,
         [title, id],
         capped('books'),
         [],
@@ -140,7 +143,7 @@ async function answer(method, path, query, body) {
       const count = `SELECT count(*) AS n FROM (SELECT rowid FROM books__search WHERE books__search MATCH ? LIMIT ${cap + 1})`;
       // A common word: the title index walked, the text checked on the way; a rare one: its matches sorted.
       const items = dense
-        ? `SELECT ${columns.books} FROM books WHERE ${inFields.map((field) => `"${field}" LIKE ?`).join(' OR ')} ORDER BY "title", "id" LIMIT ${window}`
+        ? `SELECT ${columns.books} FROM books WHERE ${inFields.map((field) => `"${field}" LIKE ?`).join(' OR ')} ORDER BY ${byTitle} LIMIT ${window}`
         : `SELECT b."id", b."title", b."author", b."year", b."isbn", b."createdAt", b."updatedAt" FROM books__search f JOIN books b ON b.rowid = f.rowid WHERE books__search MATCH ? ORDER BY b."title", b."id" LIMIT ${window}`;
       return [
         200,
@@ -151,7 +154,7 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.books} FROM books${where} ORDER BY "title", "id" LIMIT ${window}`,
+        `SELECT ${columns.books} FROM books${where} ORDER BY ${byTitle} LIMIT ${window}`,
         [like(text)],
         capped('books', where),
         [like(text)],
@@ -167,7 +170,7 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.books} FROM books WHERE ${year} >= ${p(1)} AND ${year} <= ${p(2)} ORDER BY "title", "id" LIMIT ${window}`,
+        `SELECT ${columns.books} FROM books WHERE ${year} >= ${p(1)} AND ${year} <= ${p(2)} ORDER BY ${byTitle} LIMIT ${window}`,
         [from, to],
         capped('books', ` WHERE "year" >= ${p(1)} AND "year" <= ${p(2)}`),
         [from, to],
@@ -180,7 +183,7 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.books} FROM books WHERE "year" = ${p(1)} ORDER BY "title", "id" LIMIT ${window}`,
+        `SELECT ${columns.books} FROM books WHERE "year" = ${p(1)} ORDER BY ${byTitle} LIMIT ${window}`,
         [year],
         capped('books', ` WHERE "year" = ${p(1)}`),
         [year],
@@ -193,7 +196,7 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.books} FROM books ORDER BY "year" DESC${nulls}, "title" ASC, "id" DESC LIMIT ${window}`,
+        `SELECT ${columns.books} FROM books ORDER BY "year" DESC${nulls}, ${o('title')} ASC, ${o('id')} DESC LIMIT ${window}`,
         [],
         capped('books'),
         [],
@@ -204,7 +207,7 @@ async function answer(method, path, query, body) {
   return [
     200,
     await page(
-      `SELECT ${columns.books} FROM books ORDER BY "title", "id" LIMIT ${window}`,
+      `SELECT ${columns.books} FROM books ORDER BY ${byTitle} LIMIT ${window}`,
       [],
       capped('books'),
       [],

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Pg from 'pg';
 import { redactUrl, type CollectionDefinition, type StorageDriver } from '../core/internal.js';
 import { quote, type SqlDialect } from './sql/dialect.js';
+import { isBerthIndex } from './sql/sql-indexes.js';
 import type { SqlConnection } from './sql/sql-connection.js';
 import { sqlDriver } from './sql/sql-driver.js';
 import { postgresChangeLog } from './sql/sql-change-log.js';
@@ -37,6 +38,8 @@ export const postgresDialect: SqlDialect = {
   name: 'postgres',
   placeholder: (index) => `$${index}`,
   // PostgreSQL puts NULL last ascending unless told: an index says where lists put it.
+  ordered: (column, spec) => (spec.type === 'TEXT' ? `${column} COLLATE "C"` : column),
+  idColumn: 'TEXT COLLATE "C" PRIMARY KEY',
   indexKey: (column, direction, nullable) =>
     `${column} ${direction === 'desc' ? 'DESC' : 'ASC'}${nullable ? (direction === 'desc' ? ' NULLS LAST' : ' NULLS FIRST') : ''}`,
   // ILIKE folds case as the database's character type does; pg_trgm's indexes serve it (3 characters or more).
@@ -264,6 +267,35 @@ export function openPostgresStorage(
           [table],
         );
         return new Set(rows.map((row) => String(row.indexname)));
+      },
+      async reorder(connection, table) {
+        const steps: string[] = [];
+        const c = `(SELECT oid FROM pg_collation WHERE collname = 'C' AND collnamespace = 'pg_catalog'::regnamespace)`;
+        // Berth's B-tree indexes (their names say so: not the trigrams' or the primary key) with a text key in
+        // another collation: made again after. First, so that the id's change below does not rebuild them for nothing.
+        const outdated = await connection.all(
+          `SELECT i.relname AS "name" FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+           WHERE t.relnamespace = current_schema()::regnamespace AND t.relname = $1
+             AND EXISTS (SELECT 1 FROM unnest(x.indcollation::oid[]) AS k(oid) WHERE k.oid <> 0 AND k.oid <> ${c})`,
+          [table],
+        );
+        const dropped = outdated
+          .map((row) => String(row.name))
+          .filter((name) => isBerthIndex(table, name) && !name.endsWith('_gin'));
+        for (const name of dropped) {
+          await connection.run(`DROP INDEX ${quote(name)}`, []);
+          steps.push(`${name}: to be made again in code point order`);
+        }
+        const id = await connection.one(
+          `SELECT a.attcollation = ${c} AS "ordered" FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid
+           WHERE t.relnamespace = current_schema()::regnamespace AND t.relname = $1 AND a.attname = 'id'`,
+          [table],
+        );
+        if (id && id.ordered !== true) {
+          await connection.run(`ALTER TABLE ${quote(table)} ALTER COLUMN "id" TYPE TEXT COLLATE "C"`, []);
+          steps.push(`${table}.id: its key made again in code point order`);
+        }
+        return { steps, dropped };
       },
       async setRequired(connection, table, column, required) {
         await connection.run(

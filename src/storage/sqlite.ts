@@ -25,6 +25,8 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   placeholder: () => '?',
   // SQLite orders NULL before every value, in an index too: ascending puts it first, descending last.
+  ordered: (column) => column, // BINARY: code point order already
+  idColumn: 'TEXT PRIMARY KEY',
   indexKey: (column, direction) => (direction === 'desc' ? `${column} DESC` : column),
   // LIKE folds ASCII only: a function of Berth's folds as JavaScript does, as the other drivers do.
   contains: (column, text, next) => `${containsFunction}(${column}, ${next(text.toLowerCase())})`,

@@ -17,6 +17,17 @@ export interface SqlDialect {
    * (one clock for every writer, even where instances' clocks differ).
    */
   readonly now: string;
+  /**
+   * A column as lists order it and compare it with `<` and `>` (sorts,
+   * cursors, ranges, the indexes that serve them): in code point order on
+   * every engine, the order live queries and `berth/client` keep in
+   * JavaScript. SQLite's text is (BINARY); PostgreSQL's follows the
+   * database's collation (where `apple` comes before `Cherry`) unless told
+   * `COLLATE "C"`. Equality and `contains` are left to the column's own.
+   */
+  ordered(column: string, spec: SqlColumnSpec): string;
+  /** The id column's type and key, in the same order (`ordered`), so that its primary key serves lists by id. */
+  readonly idColumn: string;
   /** A key of an index, its NULLs where lists put them: first ascending, last descending. */
   indexKey(column: string, direction: 'asc' | 'desc', nullable: boolean): string;
   /** SQL true when `column` holds `text` (case-insensitive); `next` takes a parameter's value and gives its placeholder. */

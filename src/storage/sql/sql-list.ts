@@ -83,6 +83,8 @@ export function listStatements(
     return found;
   };
   const qualified = (name: string): string => `${table}.${quote(name)}`;
+  /** A column (or what stands for it) as lists order and compare it: `SqlDialect.ordered`. */
+  const ordered = (sql: string, found: Column): string => dialect.ordered(sql, found.sql);
   const order = orderOf(query).map(({ field, direction }) => ({ ...column(field), direction }));
   const searchIn = query.searchIn ?? collection.searchable;
   const { steering, textIndex } = dialect;
@@ -135,7 +137,10 @@ export function listStatements(
         parts.push(`${condition(name)} IS ${each.op === 'ne' ? 'NOT ' : ''}NULL`);
       } else {
         plain++;
-        parts.push(`${condition(name)} ${operators[each.op]} ${next(encodeFor(found.sql, each.value))}`);
+        // Compared as Berth's indexes hold it (the same equality: a collation's tells strings apart by their bytes).
+        parts.push(
+          `${ordered(condition(name), found)} ${operators[each.op]} ${next(encodeFor(found.sql, each.value))}`,
+        );
       }
     }
     if (!withSearch) return { parts, terms, plain };
@@ -155,7 +160,15 @@ export function listStatements(
   };
   const keyset = (next: (value: unknown) => string): string[] =>
     query.after
-      ? [keysetCondition(order, query.after, qualified, (key, value) => next(encodeFor(key.sql, value)))]
+      ? [
+          keysetCondition(
+            order,
+            query.after,
+            qualified,
+            (key) => ordered(qualified(key.name), key),
+            (key, value) => next(encodeFor(key.sql, value)),
+          ),
+        ]
       : [];
   const whereOf = (parts: readonly string[]): string => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
   /**
@@ -183,8 +196,9 @@ export function listStatements(
   };
 
   const orderBy = ` ORDER BY ${order
-    .map(({ name, direction, nullable }) => {
-      const sql = `${qualified(name)} ${direction === 'desc' ? 'DESC' : 'ASC'}`;
+    .map((key) => {
+      const { direction, nullable } = key;
+      const sql = `${ordered(qualified(key.name), key)} ${direction === 'desc' ? 'DESC' : 'ASC'}`;
       return nullable ? `${sql} ${direction === 'desc' ? 'NULLS LAST' : 'NULLS FIRST'}` : sql;
     })
     .join(', ')}`;
@@ -250,26 +264,28 @@ export function listStatements(
  * direction and none nullable: a row comparison, which an index serves at
  * once (`(title, id) > (?, ?)`). Otherwise (k1 after v1) OR (k1 = v1 AND k2
  * after v2) OR …, with NULLs in their places, and a bound on the first key
- * alone ANDed in front, which an index on it can start from.
+ * alone ANDed in front, which an index on it can start from. `compared`
+ * gives a key as the order compares it (`SqlDialect.ordered`).
  */
 function keysetCondition(
   order: ReadonlyArray<Column & { direction: 'asc' | 'desc' }>,
   after: readonly unknown[],
   qualified: (name: string) => string,
+  compared: (column: Column) => string,
   value: (column: Column, value: unknown) => string,
 ): string {
   const uniform = order.every(
     (key) => key.direction === order[0]!.direction && !key.nullable && after[order.indexOf(key)] !== null,
   );
   if (uniform) {
-    const columns = order.map((key) => qualified(key.name)).join(', ');
+    const columns = order.map(compared).join(', ');
     const values = order.map((key, i) => value(key, after[i])).join(', ');
     return `(${columns}) ${order[0]!.direction === 'asc' ? '>' : '<'} (${values})`;
   }
   // The bound first: on SQLite placeholders are numbered by where they stand in the text.
   const [first] = order;
   const at = after[0];
-  const sql = qualified(first!.name);
+  const sql = compared(first!);
   const bound =
     first!.direction === 'asc'
       ? at === null
@@ -286,9 +302,9 @@ function keysetCondition(
       .map((earlier, j) =>
         after[j] === null
           ? `${qualified(earlier.name)} IS NULL`
-          : `${qualified(earlier.name)} = ${value(earlier, after[j])}`,
+          : `${compared(earlier)} = ${value(earlier, after[j])}`,
       );
-    const column = qualified(key.name);
+    const column = compared(key);
     const given = after[i];
     let beyond: string;
     if (key.direction === 'asc')

@@ -23,6 +23,14 @@ export interface SqlSchemaEditor {
   /** The table's columns in order, or undefined when there is no such table. */
   columns(connection: SqlConnection, table: string): Promise<ExistingColumn[] | undefined>;
   indexes(connection: SqlConnection, table: string): Promise<Set<string>>;
+  /**
+   * Optional: where a table made by an older Berth orders its text otherwise
+   * than lists now do (`SqlDialect.ordered`; PostgreSQL before its text was
+   * ordered by code point), brings it there: the id column's key, and Berth's
+   * B-tree indexes, dropped (made again by the migration).
+   * Answers what it did, one line a step.
+   */
+  reorder?(connection: SqlConnection, table: string): Promise<{ steps: string[]; dropped: string[] }>;
   /** Makes a column NOT NULL or nullable (SQLite rebuilds the table; its indexes are made again after). */
   setRequired(connection: SqlConnection, table: string, column: string, required: boolean): Promise<void>;
   /** Whether `setRequired` makes the table anew (SQLite), which a text index over it must follow. */
@@ -84,8 +92,11 @@ function sameType(dialect: SqlDialect, existing: string, field: FieldDefinition)
   return (reports ?? [type]).includes(existing);
 }
 
-/** Bumped when Berth's indexes or search tables change shape (3: an indexed multi-enum's GIN on PostgreSQL). */
-const layout = 3;
+/**
+ * Bumped when Berth's indexes or search tables change shape (3: an indexed multi-enum's GIN on PostgreSQL; 4:
+ * PostgreSQL's text ordered and compared by code point: the ids' keys and Berth's B-tree indexes made again).
+ */
+const layout = 4;
 
 /** Past this many records, a migration step says before it starts and how long it took. */
 export const largeTable = 100_000;
@@ -202,7 +213,7 @@ async function migrateCollection(
   if (!existing) {
     const columns = columnsOf(collection, dialect).map(
       (column) =>
-        `${quote(column.name)} ${column.sql.type}${column.name === 'id' ? ' PRIMARY KEY' : column.nullable ? '' : ' NOT NULL'}`,
+        `${quote(column.name)} ${column.name === 'id' ? dialect.idColumn : `${column.sql.type}${column.nullable ? '' : ' NOT NULL'}`}`,
     );
     await connection.run(`CREATE TABLE ${table} (${columns.join(', ')})`, []);
     await step('create', `table ${name}`);
@@ -260,7 +271,13 @@ async function migrateCollection(
   }
 
   const indexes = await editor.indexes(connection, name);
+  if (existing && editor.reorder) {
+    const { steps, dropped } = await editor.reorder(connection, name);
+    for (const detail of steps) await step('index', detail);
+    for (const index of dropped) indexes.delete(index);
+  }
   const wanted = tableIndexesOf(collection, dialect.name);
+  const specs = new Map(columnsOf(collection, dialect).map((column) => [column.name, column.sql]));
   const rows = existing ? await count() : 0; // after the changes above: SQLite may have made the table anew
   for (const index of wanted) {
     if (indexes.has(index.name)) continue;
@@ -269,7 +286,8 @@ async function migrateCollection(
         const column = quote(field);
         if (index.using) return column; // the members of its values, in no order
         const nullable = field in collection.fields && !collection.fields[field]!.required;
-        return dialect.indexKey(column, direction, nullable);
+        // As lists compare (`SqlDialect.ordered`): for their order, and for equality too (the same equality).
+        return dialect.indexKey(dialect.ordered(column, specs.get(field)!), direction, nullable);
       })
       .join(', ');
     const using = index.using ? ` USING ${index.using.toUpperCase()}` : '';

@@ -203,9 +203,11 @@ export function sqlRepository(
     count: (field, value) =>
       guard(async () => {
         const { sql } = byName.get(field)!;
-        const row = await connection.one(`${countAll} WHERE ${quote(field)} = ${p(1)}`, [
-          encodeFor(sql, value),
-        ]);
+        // Compared as the field's index holds it (`SqlDialect.ordered`), so that the index serves the count.
+        const row = await connection.one(
+          `${countAll} WHERE ${dialect.ordered(quote(field), sql)} = ${p(1)}`,
+          [encodeFor(sql, value)],
+        );
         return Number(row!.total);
       }),
     insert: (row) =>
