@@ -313,6 +313,53 @@ describe('a subscription over socket.io (the server scripted)', () => {
   });
 });
 
+describe('what a resync reads again', () => {
+  /** A client over a scripted socket whose fetch notes each path and answers one record. */
+  function reading() {
+    const socket = new ScriptedSocket();
+    socket.connect();
+    const asked: string[] = [];
+    const client = createClient({
+      socket,
+      fetch: async (path) => {
+        asked.push(path);
+        return { ok: true, status: 200, json: async () => ({ items: [{ id: 'x' }], next: null }) };
+      },
+    });
+    const seen: string[] = [];
+    client.subscribe('books', (event) =>
+      event.action === 'resync'
+        ? void seen.push(
+            `resync ${event.seq} ${event.records?.map(({ id }) => id).join(',') ?? 'none'}: ${event.reason}`,
+          )
+        : undefined,
+    );
+    return { socket, asked, seen };
+  }
+
+  it('reads the list at the path the server names (a collection with its own path)', async () => {
+    const { socket, asked, seen } = reading();
+    socket.answer({ ok: true, seq: 7, resync: true, reason: 'read books again', read: '/library/books' });
+    await expect.poll(() => seen).toEqual(['resync 7 x: read books again']);
+    expect(asked).toEqual(['/library/books?limit=100']);
+  });
+
+  it('reads nothing where the server says the topic has no list, and says so; a server that names no path: /<topic>', async () => {
+    const { socket, asked, seen } = reading();
+    socket.answer({ ok: true, seq: 7, resync: true, reason: 'read books again', read: null });
+    await expect
+      .poll(() => seen)
+      .toEqual([
+        'resync 7 none: read books again (it has no list route: the client cannot read it again by itself)',
+      ]);
+    expect(asked).toEqual([]);
+    const older = reading();
+    older.socket.answer({ ok: true, seq: 8, resync: true, reason: 'read books again' });
+    await expect.poll(() => older.seen).toEqual(['resync 8 x: read books again']);
+    expect(older.asked).toEqual(['/books?limit=100']);
+  });
+});
+
 describe('the caller’s code that throws, and a client closed early', () => {
   it('an error handler that throws stops neither its topic’s later events nor the other subscribers: what it threw is thrown later', async () => {
     const thrownLater: unknown[] = [];

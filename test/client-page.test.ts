@@ -129,7 +129,7 @@ describe('berth/client on an in-page server', () => {
     const created: string[] = [];
     const resyncs: string[][] = [];
     const order: string[] = [];
-    a.lost.subscribe(({ topic }) => void order.push(`lost ${topic}`));
+    a.lost.subscribe(({ topic, read }) => void order.push(`lost ${topic} (read ${read})`));
     a.events.subscribe((event) => void order.push(`${event.topic} ${event.action}`));
     client.subscribe<typeof books>('books', {
       created: (book) => void created.push(book.title),
@@ -163,7 +163,13 @@ describe('berth/client on an in-page server', () => {
     await expect.poll(() => created, { timeout: 10_000 }).toEqual(['first', 'after']);
     await expect.poll(() => latest.items.map((book) => book.title)).toEqual(['after', 'first', 'on b']);
     // Notes lost changes too: their records went in with none.
-    expect(order).toEqual(['books created', 'lost books', 'lost notes', 'books created']);
+    // Each with where its records are listed, which berth/client's resync reads.
+    expect(order).toEqual([
+      'books created',
+      'lost books (read /books)',
+      'lost notes (read /notes)',
+      'books created',
+    ]);
     client.close();
     await done();
   });

@@ -16,8 +16,9 @@ import {
   startRealtimeServer,
 } from './helpers/realtime-server.js';
 import { holdLogReads } from './helpers/hold-log-reads.js';
+import type { SubscribeAck } from '../src/client/socket-link.js';
 
-type Ack = { ok: boolean; topic?: string; seq?: number; resync?: boolean; reason?: string; error?: string };
+type Ack = SubscribeAck & { topic?: string };
 
 /** Every books event a socket gets, with its seq, in the order it got them. */
 function recorded(socket: Socket) {
@@ -118,7 +119,8 @@ describe('resuming a subscription with since', () => {
     const socket = await connectedSocket(server.url);
     const seen = recorded(socket);
     const ack = (await socket.emitWithAck('subscribe', { topic: 'books', since: head - 3 })) as Ack;
-    expect(ack).toMatchObject({ ok: true, topic: 'books', seq: head, resync: true });
+    // With where to read it again: its list's path.
+    expect(ack).toMatchObject({ ok: true, topic: 'books', seq: head, resync: true, read: '/books' });
     expect(ack.reason).toMatch(/no longer kept .* read books again, then go on from seq/);
     // Still subscribed: live events follow.
     await createBook(server.url, 'after the resync');

@@ -203,10 +203,19 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     );
   };
 
+  // Each lost topic with where its records are listed: what berth/client's resync reads again.
+  const lostWithList: LostChanges = {
+    subscribe: (listener) =>
+      lost.subscribe((each) => {
+        const listPath = app.topics.get(each.topic)?.listPath;
+        listener({ ...each, read: listPath === undefined ? `/${each.topic}` : listPath });
+      }),
+  };
+
   return {
     storage,
     events,
-    lost,
+    lost: lostWithList,
     ready,
     live: live.live,
     async close() {

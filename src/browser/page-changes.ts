@@ -49,7 +49,11 @@ export interface PageChangesOptions {
 
 /** Hears each topic that lost changes from the log before the page heard them, with its last change that went. */
 export interface LostChanges {
-  subscribe(listener: (lost: { topic: string; floor: number }) => void): () => void;
+  /**
+   * `read`, where the page's server tells it: where the topic's records are
+   * listed, to read again (null when its resource has no list).
+   */
+  subscribe(listener: (lost: { topic: string; floor: number; read?: string | null }) => void): () => void;
 }
 
 export function followPageChanges(options: PageChangesOptions): {

@@ -165,7 +165,12 @@ export interface PageServer {
   /** A live query: its result at a seq, then its events. */
   live(topic: string, query: string, handlers: PageLiveHandlers): Promise<PageLiveAnswer>;
   /** Topics that lost changes before `events` carried them: their subscriptions are told `resync`. */
-  lost?: { subscribe(listener: (lost: { topic: string; floor: number }) => void): () => unknown };
+  lost?: {
+    /** `read`: where the topic's records are listed, to read again (null: its resource has no list). */
+    subscribe(
+      listener: (lost: { topic: string; floor: number; read?: string | null }) => void,
+    ): () => unknown;
+  };
   /** Its routes: a resync reads the collection again through them and hands it over. */
   fetch?: FetchPath;
 }

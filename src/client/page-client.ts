@@ -7,7 +7,7 @@ import type {
   SubscriptionHandlers,
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
-import { readCollection } from './read-collection.js';
+import { rereading, resyncReason } from './read-collection.js';
 import { refusalOf, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
@@ -28,14 +28,17 @@ export function pageClient(server: PageServer): Client {
     feeds.get(event.topic)?.change(event.action, event.record as ClientRecord, event.seq);
   };
   /** Changes of a topic up to `floor` went before the server's events carried them: its subscribers resync. */
-  const onLost = ({ topic, floor }: { topic: string; floor: number }): void => {
+  const onLost = ({ topic, floor, read }: { topic: string; floor: number; read?: string | null }): void => {
     const { fetch } = server;
     feeds
       .get(topic)
       ?.resync(
         floor,
-        `changes of ${topic} went unheard by this page (records loaded without hooks, or its storage failed as it started following the log): read ${topic} again`,
-        fetch ? () => readCollection<ClientRecord>(fetch, topic) : undefined,
+        resyncReason(
+          `changes of ${topic} went unheard by this page (records loaded without hooks, or its storage failed as it started following the log): read ${topic} again`,
+          read,
+        ),
+        rereading<ClientRecord>(fetch, topic, read),
       );
   };
   const follow = (): void => {

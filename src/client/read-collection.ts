@@ -23,14 +23,34 @@ async function readPage(fetch: FetchPath, path: string): Promise<{ items: unknow
   return { items: body.items, next: typeof body.next === 'string' ? body.next : null };
 }
 
-/** Every record of a collection, read page by page through the `next` links: what a resync asks for. */
-export async function readCollection<R>(fetch: FetchPath, topic: string): Promise<R[]> {
+/** Every record of a collection, read page by page through the `next` links from its list's path. */
+export async function readCollection<R>(fetch: FetchPath, list: string): Promise<R[]> {
   const records: R[] = [];
-  let path: string | null = `/${topic}?limit=${pageSize}`;
+  let path: string | null = `${list}?limit=${pageSize}`;
   while (path !== null) {
     const page = await readPage(fetch, path);
     records.push(...(page.items as R[]));
     path = page.next;
   }
   return records;
+}
+
+/** A resync's reason, saying so where the client cannot read the topic again by itself (it has no list). */
+export const resyncReason = (reason: string, read: string | null | undefined): string =>
+  read === null ? `${reason} (it has no list route: the client cannot read it again by itself)` : reason;
+
+/**
+ * What a resync reads a topic again with, given a `fetch`: its list at the
+ * path the server named (`read`), at `/<topic>` when it named none (a server
+ * from before it did); nothing where the server says it has no list (null):
+ * the resync is handed over without records, and its reason says so.
+ */
+export function rereading<R>(
+  fetch: FetchPath | undefined,
+  topic: string,
+  read: string | null | undefined,
+): (() => Promise<R[]>) | undefined {
+  if (!fetch || read === null) return undefined;
+  const list = read ?? `/${topic}`;
+  return () => readCollection<R>(fetch, list);
 }

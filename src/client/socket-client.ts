@@ -10,7 +10,7 @@ import type {
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import type { LiveAction } from './live-result.js';
-import { readCollection } from './read-collection.js';
+import { rereading, resyncReason } from './read-collection.js';
 import { keepSubscribed, refusalOf, socketLink, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
@@ -62,7 +62,6 @@ export function socketClient(options: {
       ),
     );
     const { fetch } = options;
-    const read = fetch ? () => readCollection<ClientRecord>(fetch, topic) : undefined;
     const standing = keepSubscribed(link, {
       request: () => (feed.last === undefined ? topic : { topic, since: feed.last }),
       unsubscribe: topic,
@@ -74,8 +73,10 @@ export function socketClient(options: {
       },
       answered(ack: SubscribeAck) {
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
-        if (ack.resync) feed.resync(ack.seq, ack.reason ?? `read ${topic} again`, read);
-        else feed.startAt(ack.seq);
+        if (ack.resync) {
+          const reason = resyncReason(ack.reason ?? `read ${topic} again`, ack.read);
+          feed.resync(ack.seq, reason, rereading(fetch, topic, ack.read));
+        } else feed.startAt(ack.seq);
       },
     });
     const entry: Plain = {

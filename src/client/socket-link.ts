@@ -9,6 +9,8 @@ export interface SubscribeAck {
   seq?: number;
   resync?: boolean;
   reason?: string;
+  /** With a resync: where the topic's records are listed, to read again; null when its resource has no list. */
+  read?: string | null;
   error?: string;
   /** A refused live query's field errors (its query string's), as a 422 lists them. */
   errors?: Array<{ path?: unknown; message?: unknown }>;

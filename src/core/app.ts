@@ -58,6 +58,11 @@ export interface Topic {
   list: Access;
   read: Access;
   ownership: Ownership;
+  /**
+   * Where its records are listed (`GET`; at `/<topic>` when not given), or
+   * null when its resource has no list: what a client's resync reads again.
+   */
+  listPath?: string | null;
   /** The record as this caller may see it (private fields only for its owner and the admin). */
   presentTo(record: Record<string, unknown>, caller: Caller | undefined): Record<string, unknown>;
   /** Whether the caller sees the record whole; callers alike in this see the same `shown` record. */
@@ -251,6 +256,7 @@ function assemble(options: AppOptions, parts: readonly ModuleParts[]): App {
         list: collection.operations.includes('list') ? collection.access.list : 'admin',
         read: collection.operations.includes('read') ? collection.access.read : 'admin',
         ownership: collection.ownership,
+        listPath: collection.operations.includes('list') ? collection.path : null,
         presentTo: presenterOf(collection).presentTo as Topic['presentTo'],
         seesAll: presenterOf(collection).seesAll as Topic['seesAll'],
         shown: presenterOf(collection).shown as Topic['shown'],

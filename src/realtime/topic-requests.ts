@@ -222,6 +222,8 @@ export function createTopicRequests(options: TopicRequestOptions) {
         topic,
         seq,
         resync: true,
+        // Where the client reads the topic again (null: its resource has no list).
+        read: rules.listPath,
         reason:
           since < bounds.floor
             ? `the changes after ${since} are no longer kept (those of ${topic} are kept after ${bounds.floor}): read ${topic} again, then go on from seq ${seq}`
