@@ -196,9 +196,13 @@ async function postgresData() {
 // ---- the measurements ----------------------------------------------------------
 
 /** The 500,000th book (or the middle one) in title order, as Berth's cursor and as the floor's. */
-async function deepCursor(read) {
+async function deepCursor(read, name) {
   const at = Math.floor(rows / 2);
-  const book = await read(`SELECT "title", "id" FROM books ORDER BY "title", "id" LIMIT 1 OFFSET ${at}`);
+  // In Berth's order (code points: SQLite's BINARY, PostgreSQL's "C"), which its index of titles holds.
+  const c = name === 'PostgreSQL' ? ' COLLATE "C"' : '';
+  const book = await read(
+    `SELECT "title", "id" FROM books ORDER BY "title"${c}, "id"${c} LIMIT 1 OFFSET ${at}`,
+  );
   return Buffer.from(JSON.stringify([book.title, book.id])).toString('base64url');
 }
 
@@ -293,7 +297,7 @@ async function benchEngine(name, env, rawEnv, read) {
     const someBooks = [];
     for (let i = 0; i < 100; i++)
       someBooks.push(`bk${(Math.floor((i * rows) / 100) + 1).toString(36).padStart(7, '0')}`);
-    const cursor = await deepCursor(read);
+    const cursor = await deepCursor(read, name);
     const measured = [];
     for (const [shape, path, floorPath = path] of shapes(cursor, someBooks)) {
       const paths = { berth: path, 'hand-written': floorPath };

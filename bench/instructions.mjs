@@ -6,7 +6,7 @@
 //
 // Servers are written as for bench/compare.mjs (`berth`, `fastify`, `raw`,
 // `hono`, another build's `bin/berth`, with `:NAME=value` settings). Each runs
-// under callgrind, all at once; after `--warmup` requests (the JIT's tiers settle) the
+// under callgrind, started one after the other, then counted all at once; after `--warmup` requests (the JIT's tiers settle) the
 // counters are zeroed, `--requests` more are sent (`--connections` at a time, kept alive),
 // and the count is read (the server's threads and the JIT's work included).
 // Counts, not seconds: they do not move with whatever else the machine is
@@ -92,8 +92,12 @@ async function answering(url, child, output) {
   throw new Error(`${url} did not answer within 3 minutes:\n${output()}`);
 }
 
-/** One server under callgrind: the instructions it executes per request. */
-async function measure([script, args, extra], env, path, directory) {
+/**
+ * One server started under callgrind, answering: `count()` sends the
+ * warm-up, zeroes the counters, sends the counted requests and answers the
+ * instructions per request; `stop()` ends it.
+ */
+async function started([script, args, extra], env, path, directory) {
   const port = await freePort();
   const out = join(directory, 'callgrind.%p.out');
   const child = spawn(
@@ -112,9 +116,20 @@ async function measure([script, args, extra], env, path, directory) {
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise((done) => child.once('exit', done));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = `http://127.0.0.1:${port}${path}`;
   try {
-    const url = `http://127.0.0.1:${port}${path}`;
     await answering(url, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const count = async () => {
     await send(url, warmup, connections);
     await exec('callgrind_control', ['--zero', String(child.pid)]);
     await send(url, requests, connections);
@@ -131,12 +146,8 @@ async function measure([script, args, extra], env, path, directory) {
       });
     if (!counts.length) throw new Error(`callgrind wrote no dump for ${script}:\n${output}`);
     return { main: counts[0] / requests, all: counts.reduce((sum, count) => sum + count, 0) / requests };
-  } finally {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  };
+  return { count, stop };
 }
 
 // Each server as given, before anything runs: a setting written wrongly ends the run here.
@@ -144,13 +155,20 @@ const servers = positionals.map((spec) => [spec, serverOf(spec)]);
 const directory = mkdtempSync(join(tmpdir(), 'berth-instructions-'));
 try {
   const { env, path } = await comparedBooks(directory, values.path);
-  // All at once: a count does not move with what else the machine runs, and Valgrind runs each on one core.
-  const results = await Promise.all(
-    servers.map(async ([spec, server]) => {
-      process.stderr.write(`${spec}: ${warmup} requests to warm up, ${requests} counted, under callgrind…\n`);
-      return [spec, await measure(server, env, path, directory)];
-    }),
-  );
+  // Started one after the other (each takes its port, and migrates the shared database, alone), then counted
+  // all at once: a count does not move with what else the machine runs, and Valgrind runs each on one core.
+  const running = [];
+  let results;
+  try {
+    for (const [spec, server] of servers) {
+      process.stderr.write(`${spec}: starting under callgrind…\n`);
+      running.push([spec, await started(server, env, path, directory)]);
+    }
+    process.stderr.write(`all: ${warmup} requests to warm up, ${requests} counted…\n`);
+    results = await Promise.all(running.map(async ([spec, server]) => [spec, await server.count()]));
+  } finally {
+    await Promise.all(running.map(([, server]) => server.stop()));
+  }
   const [first] = results;
   console.log(
     `\nGET ${path}: instructions per request in user space (callgrind; ${requests} requests after ${warmup}, ${connections} at a time)\n`,

@@ -46,7 +46,10 @@ async function engine() {
 
 const db = await engine();
 const { p } = db;
-/** A text column as Berth orders and compares it: by code point (SQLite's BINARY; PostgreSQL told `COLLATE "C"`). */
+/**
+ * A text column as Berth orders and compares it, equality too, so that Berth's indexes serve the floor: by code
+ * point (SQLite's BINARY; PostgreSQL told `COLLATE "C"`).
+ */
 const o = (column) => (db.sqlite ? `"${column}"` : `"${column}" COLLATE "C"`);
 const byTitle = `${o('title')}, ${o('id')}`;
 
@@ -97,9 +100,9 @@ async function answer(method, path, query, body) {
       return [
         200,
         await page(
-          `SELECT ${columns.loans} FROM loans WHERE "book" = ${p(1)} ORDER BY ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
+          `SELECT ${columns.loans} FROM loans WHERE ${o('book')} = ${p(1)} ORDER BY ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
           [book],
-          capped('loans', ` WHERE "book" = ${p(1)}`),
+          capped('loans', ` WHERE ${o('book')} = ${p(1)}`),
           [book],
           limit,
         ),
@@ -111,9 +114,9 @@ async function answer(method, path, query, body) {
     return [
       200,
       await page(
-        `SELECT ${columns.loans} FROM loans WHERE "status" = ${p(1)} AND ${o('due')} < ${p(2)} ORDER BY ${o('status')} ASC, ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
+        `SELECT ${columns.loans} FROM loans WHERE ${o('status')} = ${p(1)} AND ${o('due')} < ${p(2)} ORDER BY ${o('status')} ASC, ${o('due')} DESC, ${o('id')} DESC LIMIT ${window}`,
         [status, before],
-        capped('loans', ` WHERE "status" = ${p(1)} AND ${o('due')} < ${p(2)}`),
+        capped('loans', ` WHERE ${o('status')} = ${p(1)} AND ${o('due')} < ${p(2)}`),
         [status, before],
         limit,
       ),
