@@ -145,6 +145,21 @@ describe('text in code point order, whatever the database’s collation (as live
     expect(from.map(({ title }) => title)).toEqual(sorted.filter((title) => title >= 'D'));
   }
 
+  /**
+   * The titles in a table as an older Berth made it (the id's key in the database's collation, and whatever
+   * `older` does besides), marked to migrate again: the next start's storage, and a client on the database.
+   */
+  async function startedOnOlderTable(older: (sql: pg.Client) => Promise<unknown>) {
+    const { url, sql } = await englishDatabase();
+    const first = await opened(url);
+    for (const title of words) await first.repo.create({ title });
+    await first.storage.close();
+    await sql.query('ALTER TABLE titles ALTER COLUMN id TYPE TEXT COLLATE "default"');
+    await older(sql);
+    await sql.query(`UPDATE berth_collections SET fingerprint = 'an older layout' WHERE name = 'titles'`);
+    return { url, sql, again: await opened(url) };
+  }
+
   it('lists, cursors and ranges order text by code point, and an index serves the order', async () => {
     const { url, sql } = await englishDatabase();
     const { storage, repo } = await opened(url);
@@ -166,16 +181,11 @@ describe('text in code point order, whatever the database’s collation (as live
   });
 
   it('a table an older Berth made in the database’s collation is brought to code point order by the next start', async () => {
-    const { url, sql } = await englishDatabase();
-    const first = await opened(url);
-    for (const title of words) await first.repo.create({ title });
-    await first.storage.close();
-    // As Berth made it before: the id's key and the index of the order in the database's collation.
-    await sql.query('DROP INDEX titles_by_title');
-    await sql.query('CREATE INDEX titles_by_title ON titles (title ASC, id ASC)');
-    await sql.query('ALTER TABLE titles ALTER COLUMN id TYPE TEXT COLLATE "default"');
-    await sql.query(`UPDATE berth_collections SET fingerprint = 'an older layout' WHERE name = 'titles'`);
-    const again = await opened(url);
+    // As Berth made it before: the index of the order in the database's collation too.
+    const { url, sql, again } = await startedOnOlderTable(async (sql) => {
+      await sql.query('DROP INDEX titles_by_title');
+      await sql.query('CREATE INDEX titles_by_title ON titles (title ASC, id ASC)');
+    });
     expect(again.steps).toEqual(
       expect.arrayContaining([
         'titles_by_title: to be made again in code point order',
@@ -199,6 +209,21 @@ describe('text in code point order, whatever the database’s collation (as live
     const third = await opened(url);
     expect(third.steps).toEqual([]);
     await third.storage.close();
+  });
+
+  it('an id a view of the app’s own depends on keeps its key, and the start goes on, saying so', async () => {
+    const { again } = await startedOnOlderTable((sql) =>
+      sql.query('CREATE VIEW titles_seen AS SELECT id, title FROM titles'),
+    );
+    expect(again.steps).toContainEqual(
+      expect.stringMatching(
+        /^titles\.id keeps its key in the database's collation \(.*view.*\): lists sorted by id alone/,
+      ),
+    );
+    await listsInCodePointOrder(again.repo);
+    const ids = (await again.repo.list({ limit: 100, orderBy: [{ field: 'id', direction: 'asc' }] })).items;
+    expect(ids.map(({ id }) => id)).toEqual(ids.map(({ id }) => id).sort());
+    await again.storage.close();
   });
 });
 

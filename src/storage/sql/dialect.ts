@@ -23,7 +23,11 @@ export interface SqlDialect {
    * every engine, the order live queries and `berth/client` keep in
    * JavaScript. SQLite's text is (BINARY); PostgreSQL's follows the
    * database's collation (where `apple` comes before `Cherry`) unless told
-   * `COLLATE "C"`. Equality and `contains` are left to the column's own.
+   * `COLLATE "C"`. Equality too, so that the same indexes serve it (a
+   * deterministic collation's equality is the bytes'); `contains` keeps the
+   * column's own, whose case folding is the database's. (JavaScript compares
+   * UTF-16 units: characters past U+FFFF against U+E000–U+FFFF are the one
+   * difference.)
    */
   ordered(column: string, spec: SqlColumnSpec): string;
   /** The id column's type and key, in the same order (`ordered`), so that its primary key serves lists by id. */
