@@ -15,12 +15,15 @@ export interface Subscriber<R> {
 /** A passing problem (code 503): the server cannot now; the client subscribes again by itself, and loses nothing. */
 export const passing = (problem: { code?: number | undefined }): boolean => problem.code === 503;
 
+/** Throws `error` where nothing catches it, once the caller's work is done. */
+const rethrow = (error: unknown): void =>
+  queueMicrotask(() => {
+    throw error;
+  });
+
 /** Throws where nothing catches it: a problem nobody handles is not swallowed (but for a passing one). */
 export function throwLater(problem: ClientProblem): void {
-  if (passing(problem)) return;
-  queueMicrotask(() => {
-    throw problem.error ?? new Error(`${problem.topic}: ${problem.reason}`);
-  });
+  if (!passing(problem)) rethrow(problem.error ?? new Error(`${problem.topic}: ${problem.reason}`));
 }
 
 /**
@@ -33,9 +36,7 @@ export function tell(handler: ((problem: ClientProblem) => void) | undefined, pr
   try {
     handler(problem);
   } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
+    rethrow(error);
   }
 }
 
@@ -61,13 +62,12 @@ export function subscriberOf<R>(handlers: SubscriptionHandlers<R> | Subscription
  */
 export function serially(onError: (error: unknown) => void): (work: () => void | Promise<void>) => void {
   let pending: Promise<void> | undefined;
+  // Never throws, so that a piece's promise never rejects: the pieces after it run whatever it did.
   const failed = (error: unknown): void => {
     try {
       onError(error);
     } catch (thrown) {
-      queueMicrotask(() => {
-        throw thrown;
-      });
+      rethrow(thrown);
     }
   };
   const run = (work: () => void | Promise<void>): Promise<void> | undefined => {
@@ -81,11 +81,7 @@ export function serially(onError: (error: unknown) => void): (work: () => void |
   };
   return (work) => {
     if (pending) {
-      // `run` settles what it ran: a piece's failure goes to onError, never to the pieces after it.
-      const next: Promise<void> = pending.then(
-        () => run(work),
-        () => run(work),
-      );
+      const next: Promise<void> = pending.then(() => run(work));
       pending = next;
       void next.then(() => {
         if (pending === next) pending = undefined;
