@@ -7,7 +7,7 @@ import type {
   SubscriptionHandlers,
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
-import { rereading, resyncReason } from './read-collection.js';
+import { resyncOf } from './read-collection.js';
 import { refusalOf, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
@@ -29,17 +29,13 @@ export function pageClient(server: PageServer): Client {
   };
   /** Changes of a topic up to `floor` went before the server's events carried them: its subscribers resync. */
   const onLost = ({ topic, floor, read }: { topic: string; floor: number; read?: string | null }): void => {
-    const { fetch } = server;
-    feeds
-      .get(topic)
-      ?.resync(
-        floor,
-        resyncReason(
-          `changes of ${topic} went unheard by this page (records loaded without hooks, or its storage failed as it started following the log): read ${topic} again`,
-          read,
-        ),
-        rereading<ClientRecord>(fetch, topic, read),
-      );
+    const { reason, reread } = resyncOf<ClientRecord>(
+      server.fetch,
+      topic,
+      read,
+      `changes of ${topic} went unheard by this page (records loaded without hooks, or its storage failed as it started following the log): read ${topic} again`,
+    );
+    feeds.get(topic)?.resync(floor, reason, reread);
   };
   const follow = (): void => {
     unfollow ??= [server.events.subscribe(onEvent), ...(server.lost ? [server.lost.subscribe(onLost)] : [])];

@@ -35,22 +35,24 @@ export async function readCollection<R>(fetch: FetchPath, list: string): Promise
   return records;
 }
 
-/** A resync's reason, saying so where the client cannot read the topic again by itself (it has no list). */
-export const resyncReason = (reason: string, read: string | null | undefined): string =>
-  read === null ? `${reason} (it has no list route: the client cannot read it again by itself)` : reason;
-
 /**
- * What a resync reads a topic again with, given a `fetch`: its list at the
- * path the server named (`read`), at `/<topic>` when it named none (a server
- * from before it did); nothing where the server says it has no list (null):
- * the resync is handed over without records, and its reason says so.
+ * A resync of `topic` as its feed takes it: its reason, and what reads the
+ * topic again given a `fetch`: its list at the path the server named
+ * (`read`), at `/<topic>` when it named none (a server from before it did).
+ * Where the server says it has no list (null), nothing is read, and the
+ * reason says so.
  */
-export function rereading<R>(
+export function resyncOf<R>(
   fetch: FetchPath | undefined,
   topic: string,
   read: string | null | undefined,
-): (() => Promise<R[]>) | undefined {
-  if (!fetch || read === null) return undefined;
+  reason: string,
+): { reason: string; reread: (() => Promise<R[]>) | undefined } {
+  if (read === null)
+    return {
+      reason: `${reason} (it has no list route: the client cannot read it again by itself)`,
+      reread: undefined,
+    };
   const list = read ?? `/${topic}`;
-  return () => readCollection<R>(fetch, list);
+  return { reason, reread: fetch ? () => readCollection<R>(fetch, list) : undefined };
 }

@@ -10,7 +10,7 @@ import type {
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import type { LiveAction } from './live-result.js';
-import { rereading, resyncReason } from './read-collection.js';
+import { resyncOf } from './read-collection.js';
 import { keepSubscribed, refusalOf, socketLink, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
@@ -74,8 +74,13 @@ export function socketClient(options: {
       answered(ack: SubscribeAck) {
         if (!ack.ok) return entry.end({ topic, reason: refusalOf(ack) });
         if (ack.resync) {
-          const reason = resyncReason(ack.reason ?? `read ${topic} again`, ack.read);
-          feed.resync(ack.seq, reason, rereading(fetch, topic, ack.read));
+          const { reason, reread } = resyncOf<ClientRecord>(
+            fetch,
+            topic,
+            ack.read,
+            ack.reason ?? `read ${topic} again`,
+          );
+          feed.resync(ack.seq, reason, reread);
         } else feed.startAt(ack.seq);
       },
     });
