@@ -20,7 +20,7 @@ import { openIndexedDbStorage } from '../storage/indexeddb.js';
 import { batchModule } from '../modules/batch/index.js';
 import { withBerthModules } from '../modules/berth-modules.js';
 import { createInPageWebSocket, type InPageWebSocket } from './in-page-websocket.js';
-import { followPageChanges, type LostChanges } from './page-changes.js';
+import { followPageChanges } from './page-changes.js';
 import { createPageLiveQueries } from './page-live-queries.js';
 import { pageRequest } from './page-request.js';
 
@@ -45,6 +45,17 @@ export interface BrowserServerOptions {
   /** Names the server and its IndexedDB database (default `berth-browser`). */
   name?: string;
   logger?: Logger;
+}
+
+/**
+ * Hears each topic that lost changes from the log before the page heard
+ * them: its last change that went (`floor`), and where its records are
+ * listed (`read`; null when its resource has no list), which
+ * `berth/client`'s resync reads again.
+ */
+export interface LostChanges {
+  /** Calls `listener` for each such topic, before any later event of it; answers what stops it. */
+  subscribe(listener: (lost: { topic: string; floor: number; read: string | null }) => void): () => void;
 }
 
 /** An in-browser server: a `fetch` over the modules' routes and a WebSocket class for their channels. */
@@ -203,7 +214,7 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     );
   };
 
-  // Each lost topic with where its records are listed: what berth/client's resync reads again.
+  // Each lost topic with where its records are listed.
   const lostWithList: LostChanges = {
     subscribe: (listener) =>
       lost.subscribe((each) => {

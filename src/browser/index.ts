@@ -3,9 +3,13 @@
  * IndexedDB storage and an in-page WebSocket for channels. Define schemas
  * with your own `zod` import (Berth uses zod 4).
  */
-export { createBrowserServer, type BrowserServer, type BrowserServerOptions } from './browser-server.js';
+export {
+  createBrowserServer,
+  type BrowserServer,
+  type BrowserServerOptions,
+  type LostChanges,
+} from './browser-server.js';
 export type { PageLiveAnswer, PageLiveHandlers } from '../core/live-queries.js';
-export type { LostChanges } from './page-changes.js';
 export { createInPageWebSocket, InPageWebSocket } from './in-page-websocket.js';
 export { installServiceWorker, type ServiceWorkerScope } from './install-service-worker.js';
 export { openIndexedDbStorage } from '../storage/indexeddb.js';

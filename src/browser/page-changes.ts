@@ -48,17 +48,13 @@ export interface PageChangesOptions {
 }
 
 /** Hears each topic that lost changes from the log before the page heard them, with its last change that went. */
-export interface LostChanges {
-  /**
-   * `read`, where the page's server tells it: where the topic's records are
-   * listed, to read again (null when its resource has no list).
-   */
-  subscribe(listener: (lost: { topic: string; floor: number; read?: string | null }) => void): () => void;
+export interface LostTopics {
+  subscribe(listener: (lost: { topic: string; floor: number }) => void): () => void;
 }
 
 export function followPageChanges(options: PageChangesOptions): {
   events: EventBus;
-  lost: LostChanges;
+  lost: LostTopics;
   following: Promise<void>;
   /** Every change up to this seq was passed on (the log's head when the page started following it, or later). */
   position(): number;

@@ -27,7 +27,7 @@ import {
   type Storage,
   type Topic,
 } from '../core/internal.js';
-import type { LostChanges } from './page-changes.js';
+import type { LostTopics } from './page-changes.js';
 
 export interface PageLiveOptions {
   topics: ReadonlyMap<string, Topic>;
@@ -35,7 +35,7 @@ export interface PageLiveOptions {
   storage: Storage;
   events: EventBus;
   /** Topics that lost changes before `events` carried them: their live queries are read again. */
-  lost: LostChanges;
+  lost: LostTopics;
   /** Where a result read now stands: every change up to this seq was passed on by `events` (set before each). */
   position: () => number;
   logger: Logger;
