@@ -106,7 +106,10 @@ const keyOf = (field: string, value: unknown): string => `${field}\u0000${JSON.s
 function sameRecord(a: AnyRecord, b: AnyRecord): boolean {
   const names = Object.keys(a);
   if (names.length !== Object.keys(b).length) return false;
-  return names.every((name) => name in b && JSON.stringify(a[name]) === JSON.stringify(b[name]));
+  // The same value as it is (a text, a number) at once; only an object is compared by its JSON.
+  return names.every(
+    (name) => name in b && (a[name] === b[name] || JSON.stringify(a[name]) === JSON.stringify(b[name])),
+  );
 }
 
 export interface LiveQueryOptions {
