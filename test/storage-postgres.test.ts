@@ -50,29 +50,24 @@ describe('the database’s identity (what its instances share in Redis)', () => 
   it('is named by the URL’s host and port where the server keeps its identifier from the user', async () => {
     // A database of its own, where pg_control_system() is revoked from PUBLIC (a function's grants are per
     // database), and a role that is no superuser: what a managed server that hides its identifier gives.
-    const name = `berth_identity_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+    const role = `berth_identity_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
     const admin = new pg.Client({ connectionString: postgresUrl });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.query(`CREATE ROLE ${name} LOGIN PASSWORD 'not-a-real-secret'`);
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'not-a-real-secret'`);
+    // Registered first, so it runs last (vitest runs these as a stack): after its database, which it owns a schema of.
     onTestFinished(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.query(`DROP ROLE IF EXISTS ${name}`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
       await admin.end();
     });
-    const inside = new URL(postgresUrl);
-    inside.pathname = `/${name}`;
-    const setup = new pg.Client({ connectionString: inside.toString() });
-    await setup.connect();
-    await setup.query('REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC');
-    await setup.query(`CREATE SCHEMA app AUTHORIZATION ${name}`);
-    await setup.end();
-    const asUser = new URL(inside);
-    asUser.username = name;
+    const { url, sql } = await databaseOfItsOwn('berth_identity');
+    await sql.query('REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC');
+    await sql.query(`CREATE SCHEMA app AUTHORIZATION ${role}`);
+    const asUser = new URL(url);
+    asUser.username = role;
     asUser.password = 'not-a-real-secret';
     const refused = openPostgresStorage(asUser.toString(), { schema: 'app' });
     const identity = await refused.identity!();
-    expect(identity).toBe(`postgres:${asUser.hostname}:${asUser.port}/${name}/app`);
+    expect(identity).toBe(`postgres:${asUser.hostname}:${asUser.port}${asUser.pathname}/app`);
     expect(identity).not.toContain('not-a-real-secret');
     await refused.close();
   });
