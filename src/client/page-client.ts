@@ -62,6 +62,7 @@ export function pageClient(server: PageServer): Client {
         ended = true;
         if (lives.get(key) === live) lives.delete(key);
         closeOnServer?.();
+        entry.closed(); // a first result no longer comes (a refusal or its last handle said so already)
       },
     };
     lives.set(key, live);
@@ -111,10 +112,7 @@ export function pageClient(server: PageServer): Client {
       return entry.open(options) as LiveQuery<never>;
     },
     close() {
-      for (const live of [...lives.values()]) {
-        live.end();
-        live.entry.closed();
-      }
+      for (const live of [...lives.values()]) live.end();
       feeds.clear();
       unfollowWhenIdle();
     },

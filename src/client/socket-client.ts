@@ -147,7 +147,9 @@ export function socketClient(options: {
           liveTopics.get(topic)?.();
           liveTopics.delete(topic);
         }
+        // With no problem: the client's close, or its last handle's (which said so to `ready` already).
         if (problem) entry.problem(problem);
+        else entry.closed();
       },
     };
     live.set(key, subscription);
@@ -189,9 +191,7 @@ export function socketClient(options: {
     },
     close() {
       offClosing();
-      const lives = [...live.values()];
-      for (const each of [...plain.values(), ...lives]) each.end();
-      for (const { entry } of lives) entry.closed();
+      for (const each of [...plain.values(), ...live.values()]) each.end();
     },
   };
 }
