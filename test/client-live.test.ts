@@ -25,9 +25,9 @@ const call = async (url: string, method: string, path: string, body?: object) =>
   return response.status === 204 ? undefined : ((await response.json()) as { id: string });
 };
 
-/** What `GET /tasks?<query>` answers now: the result a live query must hold. */
-const listed = async (url: string, query: string) =>
-  ((await (await fetch(`${url}/tasks?${query}`)).json()) as { items: unknown[] }).items;
+/** What `GET /<collection>?<query>` answers now: the result a live query must hold. */
+const listed = async (url: string, query: string, collection = 'tasks') =>
+  ((await (await fetch(`${url}/${collection}?${query}`)).json()) as { items: unknown[] }).items;
 
 /** A small deterministic random source: the same writes on every run. */
 function random(seed: number) {
@@ -99,7 +99,7 @@ describe('berth/client live queries against the server', () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const socket = reconnectingSocket(server.url);
     const client = createClient({ socket });
-    // No sort: the collection's order (-createdAt, id last), which the client is told of by default.
+    // No sort: the collection's order (-createdAt, id last), which the server's answer says.
     const query = 'status=open&limit=4';
     const open = client.live('tasks', query);
     await open.ready;
@@ -123,6 +123,37 @@ describe('berth/client live queries against the server', () => {
     client.close();
     socket.disconnect();
   }, 60_000);
+
+  it('a query with no sort keeps the collection’s own order, as the server says it (no option to tell it)', async () => {
+    const notes = defineCollection({
+      name: 'notes',
+      fields: { title: field.text(), rank: field.integer() },
+      sort: '-rank',
+      access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+    });
+    const server = await startRealtimeServer({
+      modules: [defineModule({ name: 'notes', collections: [notes] })],
+    });
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const write = (method: string, path: string, body?: object) => call(server.url, method, path, body);
+    await write('POST', '/notes', { title: 'a', rank: 30 });
+    await write('POST', '/notes', { title: 'b', rank: 20 });
+    const c = await write('POST', '/notes', { title: 'c', rank: 10 });
+    const open = client.live<typeof notes>('notes', 'limit=3');
+    await open.ready;
+    const titles = () => open.items.map(({ title }) => title);
+    expect(titles()).toEqual(['a', 'b', 'c']);
+    // The newest, placed by its rank: not first, where the default order (-createdAt) would put it.
+    await write('POST', '/notes', { title: 'd', rank: 25 });
+    await expect.poll(titles).toEqual(['a', 'd', 'b']);
+    await write('PATCH', `/notes/${c!.id}`, { rank: 40 });
+    await expect.poll(titles).toEqual(['c', 'a', 'd']);
+    expect(open.items).toEqual(await listed(server.url, 'limit=3', 'notes'));
+    open.close();
+    client.close();
+    socket.disconnect();
+  });
 
   it('a query the server refuses rejects ready, with its reason and field errors', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });

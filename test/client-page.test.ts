@@ -123,6 +123,27 @@ describe('berth/client on an in-page server', () => {
     await server.close();
   });
 
+  it('a live query with no sort keeps the collection’s own order (books: title), as the server says it', async () => {
+    const { server, write } = await pageServer();
+    const client = createClient({ server });
+    const first = client.live<typeof books>('books', 'limit=3');
+    await first.ready;
+    const titles = () => first.items.map(({ title }) => title);
+    const listed = async () =>
+      (
+        (await (await server.fetch('/books?limit=3')).json()) as { items: Array<{ title: string }> }
+      ).items.map(({ title }) => title);
+    const before = await listed();
+    expect(titles()).toEqual(before);
+    // The newest book, but by title second: where -createdAt (the default order) would put it first.
+    await write('POST', '/books', { title: `${before[0]} II`, author: 'Someone', year: 2001 });
+    await expect.poll(titles).toEqual([before[0], `${before[0]} II`, before[1]]);
+    expect(titles()).toEqual(await listed());
+    first.close();
+    client.close();
+    await server.close();
+  });
+
   it('changes another context’s load without hooks cut before this page heard them: resync and a fresh result, never a silent gap', async () => {
     const { a, b, driver, notes, write, done } = await twoPagesOnOneFile(`cut-${process.pid}`);
     const client = createClient({ server: a });

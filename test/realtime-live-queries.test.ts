@@ -81,7 +81,8 @@ describe('live queries', () => {
     const query = 'status=open&sort=-due&limit=3';
     const state = follow(socket, query, 3);
     const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
-    expect(ack).toMatchObject({ ok: true, query, seq: expect.any(Number) });
+    // `sort`: the order the result is kept in, id last in the first key's direction.
+    expect(ack).toMatchObject({ ok: true, query, seq: expect.any(Number), sort: '-due,-id' });
     expect(ack.items!.map((task) => task.title)).toEqual(['d', 'c', 'b']);
     state.items = ack.items!;
     const http = async () =>

@@ -136,6 +136,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         ok: true,
         seq: ack.seq,
         items: structuredClone(ack.items) as Array<{ id: string }>,
+        sort: ack.sort,
         close: end,
       };
     },

@@ -97,11 +97,6 @@ export interface LiveQuery<R> {
 }
 
 export interface LiveOptions {
-  /**
-   * The order of the collection when the query names no `sort`
-   * (`defineCollection({ sort })`, by default `-createdAt`).
-   */
-  sort?: string;
   /** The server refused or ended the query, or a listener threw (without this, that error is thrown). */
   error?(problem: ClientProblem): void;
 }

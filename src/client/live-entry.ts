@@ -13,13 +13,8 @@ interface Handle {
  * of the same topic and query string shares one result (and one
  * subscription on the server); the last handle closed ends it.
  */
-export function createLiveEntry<R extends { id: string }>(
-  topic: string,
-  query: string,
-  sort: string | undefined,
-  ended: () => void,
-) {
-  const result = createLiveResult<R>(query, sort);
+export function createLiveEntry<R extends { id: string }>(topic: string, query: string, ended: () => void) {
+  const result = createLiveResult<R>(query);
   const handles = new Set<Handle>();
   let taken = false;
   /** The events of a change whose last has not come yet. */
@@ -32,10 +27,10 @@ export function createLiveEntry<R extends { id: string }>(
   };
 
   return {
-    /** A fresh result at `seq` (a subscribe's ack, or a read of the query). */
-    snapshot(items: readonly R[], seq: number | undefined): void {
+    /** A fresh result at `seq` (a subscribe's ack), in the order `sort` the server keeps it in. */
+    snapshot(items: readonly R[], seq: number | undefined, sort: string | undefined): void {
       held = [];
-      result.replace(items, seq);
+      result.replace(items, seq, sort);
       taken = true;
       settle.resolve();
       changed();
@@ -45,9 +40,9 @@ export function createLiveEntry<R extends { id: string }>(
       return taken ? result.seq : undefined;
     },
     /** The server says the result still stands at `seq` (nothing of its topic changed): kept as it is. */
-    keep(seq: number | undefined): void {
+    keep(seq: number | undefined, sort: string | undefined): void {
       held = [];
-      result.replace(result.items, seq);
+      result.replace(result.items, seq, sort);
     },
     /**
      * An event of the query: applied when its seq is above the result's.

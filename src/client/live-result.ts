@@ -9,8 +9,11 @@ export interface LiveResultState<R extends { id: string }> {
   readonly items: readonly R[];
   /** The seq the result stands at: the snapshot's, then each event's applied. */
   readonly seq: number | undefined;
-  /** Takes a snapshot (an ack's `items`) at `seq`, instead of what was there. */
-  replace(items: readonly R[], seq: number | undefined): void;
+  /**
+   * Takes a snapshot (an ack's `items`) at `seq`, instead of what was there;
+   * `sort` is the order the server keeps the result in (the ack's), from then on.
+   */
+  replace(items: readonly R[], seq: number | undefined, sort?: string): void;
   /**
    * Applies one event; false when it changes nothing: a seq not above the
    * snapshot's or below the last event's (already seen), a leave of a record
@@ -21,18 +24,17 @@ export interface LiveResultState<R extends { id: string }> {
 }
 
 /**
- * A live query's result: kept sorted by the query's `sort` (id last, in the
- * first key's direction; `fallbackSort` when the query names none) and cut to
- * its `limit`, as the server lists it. `enter` and `change` put the record
- * where the order says (a change may move it; an enter at the end of a full
- * result pushes the last one out), `leave` takes it away.
+ * A live query's result: kept sorted as the server says it keeps it (each
+ * snapshot's `sort`; before one, the query's own, id last in the first key's
+ * direction) and cut to the query's `limit`, as the server lists it. `enter`
+ * and `change` put the record where the order says (a change may move it; an
+ * enter at the end of a full result pushes the last one out), `leave` takes
+ * it away.
  */
-export function createLiveResult<R extends { id: string }>(
-  query: string,
-  fallbackSort?: string,
-): LiveResultState<R> {
-  const { order, limit } = resultShape(query, fallbackSort);
-  const compare = compareBy(order) as (a: R, b: R) => number;
+export function createLiveResult<R extends { id: string }>(query: string): LiveResultState<R> {
+  const { order, limit } = resultShape(query);
+  const comparing = (keys: typeof order) => compareBy(keys) as (a: R, b: R) => number;
+  let compare = comparing(order);
   let items: readonly R[] = [];
   let seq: number | undefined;
   /** The snapshot's seq: every event at or before it is in the snapshot already. */
@@ -57,7 +59,8 @@ export function createLiveResult<R extends { id: string }>(
     get seq() {
       return seq;
     },
-    replace(snapshot, at) {
+    replace(snapshot, at, sort) {
+      if (sort !== undefined) compare = comparing(resultShape(`sort=${encodeURIComponent(sort)}`).order);
       items = [...snapshot].sort(compare).slice(0, limit);
       seq = snapshotAt = at;
     },

@@ -46,9 +46,9 @@ export function pageClient(server: PageServer): Client {
     unfollow = undefined;
   };
 
-  const openLive = (topic: string, query: string, sort: string | undefined): Live => {
+  const openLive = (topic: string, query: string): Live => {
     const key = `${topic}?${query}`;
-    const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => live.end());
+    const entry = createLiveEntry<ClientRecord>(topic, query, () => live.end());
     let ended = false;
     let closeOnServer: (() => void) | undefined;
     const fail = (reason: string, code?: number): void => {
@@ -84,7 +84,7 @@ export function pageClient(server: PageServer): Client {
             if (ended || stale()) return answer.ok && answer.close();
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
-            entry.snapshot(answer.items as ClientRecord[], answer.seq);
+            entry.snapshot(answer.items as ClientRecord[], answer.seq, answer.sort);
           },
           (error: unknown) => (stale() ? undefined : fail((error as Error)?.message ?? String(error))),
         );
@@ -108,7 +108,7 @@ export function pageClient(server: PageServer): Client {
       };
     },
     live(topic, query = '', options = {}) {
-      const { entry } = lives.get(`${topic}?${query}`) ?? openLive(topic, query, options.sort);
+      const { entry } = lives.get(`${topic}?${query}`) ?? openLive(topic, query);
       return entry.open(options) as LiveQuery<never>;
     },
     close() {

@@ -111,10 +111,10 @@ export function socketClient(options: {
     liveTopics.set(topic, () => offs.forEach((off) => off()));
   };
 
-  const openLive = (topic: string, query: string, sort: string | undefined): Live => {
+  const openLive = (topic: string, query: string): Live => {
     const key = liveKey(topic, query);
     // Its own subscription ends with its last handle, never a newer one of the same query.
-    const entry = createLiveEntry<ClientRecord>(topic, query, sort, () => subscription.end());
+    const entry = createLiveEntry<ClientRecord>(topic, query, () => subscription.end());
     /** The server's stamp of the caller its result was read for. */
     let readFor: string | undefined;
     const standing = keepSubscribed(link, {
@@ -129,8 +129,8 @@ export function socketClient(options: {
       answered(ack: SubscribeAck) {
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
         readFor = typeof ack.caller === 'string' ? ack.caller : undefined;
-        if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);
-        else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq);
+        if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq, ack.sort);
+        else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq, ack.sort);
       },
     });
     const subscription: Live = {
@@ -186,7 +186,7 @@ export function socketClient(options: {
       };
     },
     live(topic, query = '', liveOptions = {}) {
-      const { entry } = live.get(liveKey(topic, query)) ?? openLive(topic, query, liveOptions.sort);
+      const { entry } = live.get(liveKey(topic, query)) ?? openLive(topic, query);
       return entry.open(liveOptions) as LiveQuery<never>;
     },
     close() {

@@ -19,6 +19,8 @@ export interface SubscribeAck {
   unchanged?: boolean;
   /** A live query's: a stamp of whom its result was read for, handed back with `since`. */
   caller?: string;
+  /** A live query's: the order its result is kept in (the query's `sort`, or the collection's own), id last. */
+  sort?: string;
 }
 
 /** Why a subscribe was refused, in the server's words (with the field errors it listed). */

@@ -46,7 +46,7 @@ export interface PageLiveHandlers {
 
 /** A live query's start: its result at `seq` (its events follow), or why it was refused. */
 export type PageLiveAnswer =
-  | { ok: true; seq: number; items: Array<{ id: string }>; close(): void }
+  | { ok: true; seq: number; items: Array<{ id: string }>; sort: string; close(): void }
   | { ok: false; error: string; errors?: unknown };
 
 /** Live queries one client may hold at once. */
@@ -120,7 +120,15 @@ export interface LiveQueryOptions {
 }
 
 export type LiveAck =
-  | { ok: true; topic: string; query: string; seq: number; items: Record<string, unknown>[] }
+  | {
+      ok: true;
+      topic: string;
+      query: string;
+      seq: number;
+      items: Record<string, unknown>[];
+      /** The order the result is kept in, id last (`-due,-id`): the query's `sort`, or the collection's own. */
+      sort: string;
+    }
   | { ok: false; error: string; errors?: unknown };
 
 /** A live query's answer to its subscribe, and what to call once the answer has gone (its changes start). */
@@ -397,6 +405,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       const where = listQuery.where ?? [];
       const searchable = listQuery.search ? (listQuery.searchIn ?? collection.searchable) : [];
       const equality = where.find((condition) => condition.op === 'eq' && condition.value !== null);
+      const order = orderOf(listQuery);
       const live: LiveQuery = {
         socket,
         caller,
@@ -410,7 +419,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
           search: listQuery.search?.toLowerCase() ?? '',
           searching: Boolean(listQuery.search && (searchable.length || listQuery.searchIn)),
         }),
-        byOrder: byKeys(orderOf(listQuery)),
+        byOrder: byKeys(order),
         items: [],
         startedAt: 0,
         key: equality ? keyOf(equality.field, equality.value) : undefined,
@@ -451,7 +460,14 @@ export function createLiveQueries(options: LiveQueryOptions) {
         return { ack: { ok: false, error: 'unsubscribed while its first result was read' } };
       for (const item of live.items) join(index, item.id, live);
       return {
-        ack: { ok: true, topic, query, seq, items: live.items.map((item) => seen(live, item)) },
+        ack: {
+          ok: true,
+          topic,
+          query,
+          seq,
+          items: live.items.map((item) => seen(live, item)),
+          sort: order.map(({ field, direction }) => `${direction === 'desc' ? '-' : ''}${field}`).join(','),
+        },
         current: () => isCurrent(live),
         // Once the ack has gone: the changes that came while the result was read (some already in it), then live.
         start: () => {
