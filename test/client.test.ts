@@ -7,7 +7,7 @@ import {
   type SubscriptionEvent,
 } from '../src/client/index.js';
 import { booksModule, type books } from '../src/modules/books/index.js';
-import { usersModule } from '../src/modules/users/index.js';
+import { usersModule, type users } from '../src/modules/users/index.js';
 import type { Storage } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
 import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
@@ -410,6 +410,15 @@ describe('berth/client over socket.io', () => {
     const open = client.live<typeof books>('books', 'sort=-year&limit=5');
     expectTypeOf<(typeof open.items)[number]['title']>().toEqualTypeOf<string>();
     open.close();
+    // As the server sends them: a hidden field never (users' passwordHash), a private one only to its owner.
+    const people = client.live<typeof users>('users');
+    type Person = (typeof people.items)[number];
+    expectTypeOf<keyof Person>().toEqualTypeOf<
+      'id' | 'createdAt' | 'updatedAt' | 'name' | 'email' | 'role' | 'disabled'
+    >();
+    expectTypeOf<Person['email']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Person['role']>().toEqualTypeOf<'member' | 'admin'>();
+    people.close();
     client.close();
   });
 });

@@ -1,15 +1,16 @@
-import type { CollectionDefinition, Fields, RecordOf } from '../core/collection.js';
+import type { AnsweredRecordOf, CollectionDefinition, Fields } from '../core/collection.js';
 import type { PageLiveAnswer, PageLiveHandlers } from '../core/live-queries.js';
 
 /** A record of a topic whose declaration the caller does not have: its id, and fields of any value. */
 export type ClientRecord = Record<string, unknown> & { id: string };
 
 /**
- * The records a topic's events carry: `RecordOf` a collection's declaration
- * (`typeof tasks`), a record type of the caller's own, or `ClientRecord`.
+ * The records a topic's events carry: a collection's declaration's
+ * (`typeof tasks`: its fields but the hidden ones, the private ones perhaps
+ * absent), a record type of the caller's own, or `ClientRecord`.
  */
 export type RecordFor<C> = [C] extends [CollectionDefinition<infer F extends Fields>]
-  ? RecordOf<F>
+  ? AnsweredRecordOf<F>
   : [C] extends [{ id: string }]
     ? C
     : ClientRecord;

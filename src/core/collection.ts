@@ -22,6 +22,22 @@ export interface StoredRecord {
 /** A record of a collection with these fields, as storage gives it back. */
 export type RecordOf<F extends Fields> = StoredRecord & { [K in keyof F]: FieldValue<F[K]> };
 
+/**
+ * A record of a collection with these fields as a client receives it (an
+ * answer, a change event, a live result): no `hidden` field, and a
+ * `private` one only when the caller owns the record or is the admin, so
+ * perhaps absent.
+ */
+export type AnsweredRecordOf<F extends Fields> = StoredRecord & {
+  [
+    K in keyof F as F[K] extends FieldDefinition<unknown, boolean, boolean, 'nobody' | 'owner'> ? never : K
+  ]: FieldValue<F[K]>;
+} & {
+  [K in keyof F as F[K] extends FieldDefinition<unknown, boolean, boolean, 'owner'> ? K : never]?: FieldValue<
+    F[K]
+  >;
+};
+
 /** Fields a create may leave out: the optional ones, and required ones with a default. */
 type OptionalKeys<F extends Fields> = {
   [K in keyof F]: F[K] extends FieldDefinition<unknown, true, false> ? never : K;

@@ -22,13 +22,23 @@ export type OnDelete = 'restrict' | 'cascade' | 'set-null';
  * the value), how it is stored, and how the API and the admin UI show it.
  * Made by the builders of `field`.
  */
+/**
+ * Who a field's value reaches in answers and change events: everyone who may
+ * read the record, only its owner and the admin token (`private`), or nobody
+ * (`hidden`).
+ */
+export type FieldSeenBy = 'everyone' | 'owner' | 'nobody';
+
 export interface FieldDefinition<
   T = unknown,
   Required extends boolean = boolean,
   Defaulted extends boolean = boolean,
+  SeenBy extends FieldSeenBy = FieldSeenBy,
 > {
   /** Type-only: whether the field has a default (a create may leave it out). */
   readonly defaulted?: Defaulted;
+  /** Type-only: whom its value reaches (`hidden`, `private`), for the records a client receives. */
+  readonly seenBy?: SeenBy;
   kind: FieldKind;
   /** A record must have a value (NOT NULL); a field with a default is required but may be left out. */
   required: Required;

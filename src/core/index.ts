@@ -57,6 +57,7 @@ export {
   type Fields,
   type Operation,
   type RecordOf,
+  type AnsweredRecordOf,
   type StoredRecord,
   type UpdateInput,
 } from './collection.js';

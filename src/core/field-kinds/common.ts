@@ -19,6 +19,12 @@ export interface CommonOptions<T> {
 
 export type RequiredOf<O> = O extends { required: false } ? false : true;
 export type DefaultedOf<O> = O extends { default: infer D } ? (undefined extends D ? false : true) : false;
+/** Whom a field's value reaches, from its options: nobody when `hidden`, its owner when `private`. */
+export type SeenByOf<O> = O extends { hidden: true }
+  ? 'nobody'
+  : O extends { private: true }
+    ? 'owner'
+    : 'everyone';
 
 /** A field definition from its kind, value schema and the common options (builders add their own parts in `extra`). */
 export function build<T, O extends CommonOptions<T>>(
@@ -26,7 +32,7 @@ export function build<T, O extends CommonOptions<T>>(
   schema: z.ZodType<T>,
   options: O,
   extra: Partial<FieldDefinition<T>> = {},
-): FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>> {
+): FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>> {
   const described = options.description ? schema.describe(options.description) : schema;
   return {
     kind,
@@ -42,7 +48,7 @@ export function build<T, O extends CommonOptions<T>>(
     ...(options.description ? { description: options.description } : {}),
     schema: described,
     ...extra,
-  } as FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>>;
+  } as FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 }
 
 /**

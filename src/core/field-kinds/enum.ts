@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { build, textCursor, type CommonOptions, type DefaultedOf, type RequiredOf } from './common.js';
+import {
+  build,
+  textCursor,
+  type CommonOptions,
+  type DefaultedOf,
+  type RequiredOf,
+  type SeenByOf,
+} from './common.js';
 import type { FieldDefinition } from '../fields.js';
 import type { FieldKindSpec } from './kind.js';
 import { multiEnumField, type MultiEnumOptions } from './multi-enum.js';
@@ -13,11 +20,11 @@ type Values = readonly [string, ...string[]];
 export function enumField<const V extends Values, O extends MultiEnumOptions<V[number]>>(
   values: V,
   options: O & { multiple: true },
-): FieldDefinition<Array<V[number]>, RequiredOf<O>, DefaultedOf<O>>;
+): FieldDefinition<Array<V[number]>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function enumField<const V extends Values, O extends CommonOptions<V[number]>>(
   values: V,
   options?: O,
-): FieldDefinition<V[number], RequiredOf<O>, DefaultedOf<O>>;
+): FieldDefinition<V[number], RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function enumField(
   values: Values,
   options: CommonOptions<string> | MultiEnumOptions<string> = {},
