@@ -218,6 +218,22 @@ describe('a live query over socket.io (the server scripted)', () => {
     expect(problems).toEqual([{ topic: 'tasks', query, reason: 'tasks cannot be sorted by "nope"' }]);
   });
 
+  it('the server ending the connection before the first result rejects ready; the query stands, and its result comes after the next connect', async () => {
+    const { socket, tasks, seen, problems } = await opened();
+    socket.send('berth:error', { code: 401, reason: 'the token expired: disconnected; log in again' });
+    socket.drop();
+    await expect(tasks.ready).rejects.toThrow(/the token expired/);
+    expect(problems).toEqual([
+      { topic: 'tasks', query, code: 401, reason: expect.stringContaining('expired') },
+    ]);
+    socket.connect();
+    expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
+    socket.answer({ ok: true, seq: 3, items: [task('a', '2025-01-01')], sort: '-due,-id' });
+    await settled();
+    expect(seen).toEqual([['a']]);
+    expect(tasks.items.map(({ id }) => id)).toEqual(['a']);
+  });
+
   it('a berth:error naming the query ends it, but a 503 makes it subscribe again; one naming only the topic is not its', async () => {
     const { socket, tasks, problems } = await opened();
     socket.answer({ ok: true, seq: 1, items: [] });

@@ -89,7 +89,11 @@ export interface LiveQuery<R> {
   readonly items: readonly R[];
   /** The seq the result stands at (undefined before the first snapshot). */
   readonly seq: number | undefined;
-  /** Settles at the first snapshot; rejects when the server refuses the query, or when it or its client is closed before. */
+  /**
+   * Settles at the first snapshot; rejects when the server refuses the query, or when it or its client is closed
+   * before, or when the server ends the connection before (a token that expired): the query then stands, and
+   * `subscribe`'s listeners hear its result once the socket connects again.
+   */
   readonly ready: Promise<void>;
   /** Calls `listener` after each change of the result (the snapshot too); returns what stops it. */
   subscribe(listener: (items: readonly R[]) => void): () => void;
