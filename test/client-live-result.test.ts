@@ -70,6 +70,21 @@ describe('a live query’s result', () => {
     expect(result.seq).toBe(7);
   });
 
+  it('keeps the order and size the snapshot says the server keeps (the ack’s sort and limit), over the query string’s', () => {
+    // A query whose limit and order the collection gives (an alias of limit, its own default order).
+    const result = createLiveResult<Task>('n=2');
+    result.replace([task('a', '2025-01-01'), task('b', '2025-03-01'), task('c', '2025-02-01')], 7, {
+      sort: 'due,id',
+      limit: 2,
+    });
+    expect(ids(result.items)).toEqual(['a', 'c']);
+    expect(result.apply('enter', task('d', '2024-12-01'), 8)).toBe(true);
+    expect(ids(result.items)).toEqual(['d', 'a']);
+    // A snapshot that says nothing of them (an older server) keeps what the last one said.
+    result.replace([task('b', '2025-03-01'), task('c', '2025-02-01'), task('e', '2025-04-01')], 9);
+    expect(ids(result.items)).toEqual(['c', 'b']);
+  });
+
   it('an enter that belongs before the end pushes the last record out', () => {
     const result = open();
     expect(ids(result.items)).toEqual(['b', 'c', 'a']);

@@ -234,6 +234,23 @@ describe('a live query over socket.io (the server scripted)', () => {
     expect(tasks.items.map(({ id }) => id)).toEqual(['a']);
   });
 
+  it('a connection that drops before the first result rejects nothing: ready settles with the result after the reconnection', async () => {
+    const { socket, tasks, problems } = await opened();
+    let outcome: string | undefined;
+    tasks.ready.then(
+      () => (outcome = 'resolved'),
+      () => (outcome = 'rejected'),
+    );
+    socket.drop();
+    await new Promise((done) => setTimeout(done, 20));
+    expect(outcome).toBeUndefined();
+    socket.connect();
+    socket.answer({ ok: true, seq: 3, items: [task('a', '2025-01-01')], sort: '-due,-id', limit: 3 });
+    await tasks.ready;
+    expect(outcome).toBe('resolved');
+    expect(problems).toEqual([]);
+  });
+
   it('a berth:error naming the query ends it, but a 503 makes it subscribe again; one naming only the topic is not its', async () => {
     const { socket, tasks, problems } = await opened();
     socket.answer({ ok: true, seq: 1, items: [] });

@@ -8,7 +8,7 @@ import {
 } from '../src/client/index.js';
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule, type users } from '../src/modules/users/index.js';
-import type { Storage } from '../src/core/internal.js';
+import { defineCollection, field, type FieldDefinition, type Storage } from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
 import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
 
@@ -419,6 +419,26 @@ describe('berth/client over socket.io', () => {
     expectTypeOf<Person['email']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<Person['role']>().toEqualTypeOf<'member' | 'admin'>();
     people.close();
+    // Where the type cannot know (an option known at run time, a json field's value type given, a field typed
+    // by hand): perhaps absent, never said to be there.
+    const flag = Number(process.env.NOT_SET ?? 0) > 0;
+    const handTyped: FieldDefinition<string, true, false> = field.text({ hidden: true });
+    const _notes = defineCollection({
+      name: 'notes',
+      fields: {
+        title: field.text(),
+        secret: field.text({ hidden: flag }),
+        prefs: field.json<{ dark: boolean }>(undefined, { hidden: true }),
+        handTyped,
+      },
+    });
+    const noteList = client.live<typeof _notes>('notes');
+    type NoteItem = (typeof noteList.items)[number];
+    expectTypeOf<NoteItem['title']>().toEqualTypeOf<string>();
+    expectTypeOf<NoteItem['secret']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NoteItem['prefs']>().toEqualTypeOf<{ dark: boolean } | undefined>();
+    expectTypeOf<NoteItem['handTyped']>().toEqualTypeOf<string | undefined>();
+    noteList.close();
     client.close();
   });
 });

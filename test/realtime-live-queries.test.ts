@@ -28,6 +28,8 @@ type Ack = {
   error?: string;
   errors?: unknown;
   unchanged?: boolean;
+  sort?: string;
+  limit?: number;
   caller?: string;
 };
 
@@ -297,6 +299,44 @@ describe('live queries', () => {
     watch.disconnect();
   });
 
+  it('with since, a result kept in another order or size than the server now keeps it (a deploy) is never answered unchanged', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-live-shape-'));
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
+    const file = join(directory, 'shared.sqlite');
+    const before = await startRealtimeServer({
+      modules: [tasksModule],
+      driver: () => openSqliteStorage(file),
+    });
+    for (const title of ['b', 'a', 'c']) await call(before.url, 'POST', '/tasks', { title, due: 1 });
+    // The same collection deployed with its own order: by title.
+    const byTitle = defineCollection({ ...tasks, sort: 'title', fields: tasks.fields });
+    const after = await startRealtimeServer({
+      modules: [defineModule({ name: 'tasks', collections: [byTitle] })],
+      driver: () => openSqliteStorage(file),
+    });
+    const query = 'status=open&limit=2';
+    const first = await connectedSocket(before.url);
+    const ack = (await first.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+    expect(ack).toMatchObject({ sort: '-createdAt,-id', limit: 2 });
+    expect(ack.items!.map(({ title }) => title)).toEqual(['c', 'a']);
+    first.disconnect();
+    const resumed = { topic: 'tasks', query, since: ack.seq, caller: ack.caller };
+    // The same server again: nothing changed, the result stands.
+    const same = await connectedSocket(before.url);
+    expect(await same.emitWithAck('subscribe', resumed)).toMatchObject({
+      unchanged: true,
+      sort: '-createdAt,-id',
+    });
+    same.disconnect();
+    // The server deployed since keeps it by title: its result, whole, though no record changed.
+    const other = await connectedSocket(after.url);
+    const again = (await other.emitWithAck('subscribe', resumed)) as Ack;
+    expect(again.unchanged).toBeUndefined();
+    expect(again).toMatchObject({ sort: 'title,id', limit: 2 });
+    expect(again.items!.map(({ title }) => title)).toEqual(['a', 'b']);
+    other.disconnect();
+  });
+
   it('a live query subscribed again while the first answer waits on the log: answered in turn, and events come once', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const changes = server.storage.changes!;
@@ -311,8 +351,13 @@ describe('live queries', () => {
     const socket = await connectedSocket(server.url);
     const query = 'sort=-due&limit=10';
     const state = follow(socket, query, 10);
-    const caller = ((await socket.emitWithAck('subscribe', { topic: 'tasks', query: 'limit=1' })) as Ack)
-      .caller;
+    // The stamp of a result read for this caller in the same order and size (another query of the same shape).
+    const caller = (
+      (await socket.emitWithAck('subscribe', {
+        topic: 'tasks',
+        query: 'due[gte]=0&sort=-due&limit=10',
+      })) as Ack
+    ).caller;
     const answers = [
       socket.emitWithAck('subscribe', { topic: 'tasks', query, since, caller }),
       new Promise((done) => setTimeout(done, 100)).then(() =>

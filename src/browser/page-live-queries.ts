@@ -137,6 +137,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         seq: ack.seq,
         items: structuredClone(ack.items) as Array<{ id: string }>,
         sort: ack.sort,
+        limit: ack.limit,
         close: end,
       };
     },

@@ -91,8 +91,9 @@ export interface LiveQuery<R> {
   readonly seq: number | undefined;
   /**
    * Settles at the first snapshot; rejects when the server refuses the query, or when it or its client is closed
-   * before, or when the server ends the connection before (a token that expired): the query then stands, and
-   * `subscribe`'s listeners hear its result once the socket connects again.
+   * before, or when the server says it ends the connection before (`berth:error`: a token that expired). The
+   * query then stands, and `subscribe`'s listeners hear its result once the socket connects again (a drop
+   * without that word rejects nothing: `ready` waits for the result after the reconnection).
    */
   readonly ready: Promise<void>;
   /** Calls `listener` after each change of the result (the snapshot too); returns what stops it. */

@@ -1,5 +1,5 @@
 import type { ClientProblem, LiveOptions, LiveQuery } from './client-types.js';
-import { createLiveResult, type LiveAction } from './live-result.js';
+import { createLiveResult, type LiveAction, type ResultKept } from './live-result.js';
 import { passing, tell } from './topic-feed.js';
 
 /** One handle given by `client.live`: its own listeners and error handler, over a result it may share. */
@@ -27,10 +27,10 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
   };
 
   return {
-    /** A fresh result at `seq` (a subscribe's ack), in the order `sort` the server keeps it in. */
-    snapshot(items: readonly R[], seq: number | undefined, sort: string | undefined): void {
+    /** A fresh result at `seq` (a subscribe's ack), kept as the server says it keeps it. */
+    snapshot(items: readonly R[], seq: number | undefined, kept: ResultKept): void {
       held = [];
-      result.replace(items, seq, sort);
+      result.replace(items, seq, kept);
       taken = true;
       settle.resolve();
       changed();
@@ -40,9 +40,9 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
       return taken ? result.seq : undefined;
     },
     /** The server says the result still stands at `seq` (nothing of its topic changed): kept as it is. */
-    keep(seq: number | undefined, sort: string | undefined): void {
+    keep(seq: number | undefined): void {
       held = [];
-      result.replace(result.items, seq, sort);
+      result.replace(result.items, seq);
     },
     /**
      * An event of the query: applied when its seq is above the result's.

@@ -3,6 +3,12 @@ import { compareBy, resultShape } from './query-order.js';
 /** The events a live query's result changes by. */
 export type LiveAction = 'enter' | 'change' | 'leave';
 
+/** How the server says it keeps a live query's result (its ack's): its order, id last, and its size. */
+export interface ResultKept {
+  sort?: string | undefined;
+  limit?: number | undefined;
+}
+
 /** A live query's result, kept in memory: replaced by a snapshot, then changed event by event. */
 export interface LiveResultState<R extends { id: string }> {
   /** The records, in the query's order and no more than its limit (a new array after each change). */
@@ -11,9 +17,10 @@ export interface LiveResultState<R extends { id: string }> {
   readonly seq: number | undefined;
   /**
    * Takes a snapshot (an ack's `items`) at `seq`, instead of what was there;
-   * `sort` is the order the server keeps the result in (the ack's), from then on.
+   * `kept` is the order and size the server keeps the result in (the ack's),
+   * from then on.
    */
-  replace(items: readonly R[], seq: number | undefined, sort?: string): void;
+  replace(items: readonly R[], seq: number | undefined, kept?: ResultKept): void;
   /**
    * Applies one event; false when it changes nothing: a seq not above the
    * snapshot's or below the last event's (already seen), a leave of a record
@@ -24,17 +31,18 @@ export interface LiveResultState<R extends { id: string }> {
 }
 
 /**
- * A live query's result: kept sorted as the server says it keeps it (each
- * snapshot's `sort`; before one, the query's own, id last in the first key's
- * direction) and cut to the query's `limit`, as the server lists it. `enter`
+ * A live query's result: kept sorted and cut as the server says it keeps it
+ * (each snapshot's `sort` and `limit`; before one, or from a server that does
+ * not say, as the query string reads), as the server lists it. `enter`
  * and `change` put the record where the order says (a change may move it; an
  * enter at the end of a full result pushes the last one out), `leave` takes
  * it away.
  */
 export function createLiveResult<R extends { id: string }>(query: string): LiveResultState<R> {
-  const { order, limit } = resultShape(query);
-  const comparing = (keys: typeof order) => compareBy(keys) as (a: R, b: R) => number;
-  let compare = comparing(order);
+  const shape = resultShape(query);
+  const comparing = (keys: typeof shape.order) => compareBy(keys) as (a: R, b: R) => number;
+  let compare = comparing(shape.order);
+  let limit = shape.limit;
   let items: readonly R[] = [];
   let seq: number | undefined;
   /** The snapshot's seq: every event at or before it is in the snapshot already. */
@@ -59,8 +67,11 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
     get seq() {
       return seq;
     },
-    replace(snapshot, at, sort) {
-      if (sort !== undefined) compare = comparing(resultShape(`sort=${encodeURIComponent(sort)}`).order);
+    replace(snapshot, at, kept = {}) {
+      if (typeof kept.sort === 'string')
+        compare = comparing(resultShape(`sort=${encodeURIComponent(kept.sort)}`).order);
+      if (typeof kept.limit === 'number' && Number.isSafeInteger(kept.limit) && kept.limit >= 1)
+        limit = kept.limit;
       items = [...snapshot].sort(compare).slice(0, limit);
       seq = snapshotAt = at;
     },

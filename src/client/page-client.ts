@@ -84,7 +84,7 @@ export function pageClient(server: PageServer): Client {
             if (ended || stale()) return answer.ok && answer.close();
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
-            entry.snapshot(answer.items as ClientRecord[], answer.seq, answer.sort);
+            entry.snapshot(answer.items as ClientRecord[], answer.seq, answer);
           },
           (error: unknown) => (stale() ? undefined : fail((error as Error)?.message ?? String(error))),
         );

@@ -129,8 +129,9 @@ export function socketClient(options: {
       answered(ack: SubscribeAck) {
         if (!ack.ok) return subscription.end({ topic, query, reason: refusalOf(ack) });
         readFor = typeof ack.caller === 'string' ? ack.caller : undefined;
-        if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq, ack.sort);
-        else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq, ack.sort);
+        // Unchanged: the same caller, order and limit (the stamp says so), and nothing of the topic since.
+        if (ack.unchanged && entry.seq !== undefined) entry.keep(ack.seq);
+        else entry.snapshot((ack.items ?? []) as ClientRecord[], ack.seq, ack);
       },
     });
     const subscription: Live = {

@@ -21,6 +21,8 @@ export interface SubscribeAck {
   caller?: string;
   /** A live query's: the order its result is kept in (the query's `sort`, or the collection's own), id last. */
   sort?: string;
+  /** A live query's: the most records its result holds. */
+  limit?: number;
 }
 
 /** Why a subscribe was refused, in the server's words (with the field errors it listed). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FieldDefinition, FieldValue } from './fields.js';
+import type { FieldDefinition, FieldSeenBy, FieldValue } from './fields.js';
 
 /** The operations of a collection's REST resource. */
 export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
@@ -22,20 +22,20 @@ export interface StoredRecord {
 /** A record of a collection with these fields, as storage gives it back. */
 export type RecordOf<F extends Fields> = StoredRecord & { [K in keyof F]: FieldValue<F[K]> };
 
+/** Whom a field's value reaches (`FieldSeenBy`); all three when its declaration does not say. */
+type SeenByOfField<D> = D extends { readonly seenBy?: infer S } ? Exclude<S, undefined> : FieldSeenBy;
+
 /**
  * A record of a collection with these fields as a client receives it (an
  * answer, a change event, a live result): no `hidden` field, and a
  * `private` one only when the caller owns the record or is the admin, so
- * perhaps absent.
+ * perhaps absent. A field whose declaration does not say which it is (a
+ * `boolean` option, a definition typed by hand) is perhaps absent too.
  */
 export type AnsweredRecordOf<F extends Fields> = StoredRecord & {
-  [
-    K in keyof F as F[K] extends FieldDefinition<unknown, boolean, boolean, 'nobody' | 'owner'> ? never : K
-  ]: FieldValue<F[K]>;
+  [K in keyof F as [SeenByOfField<F[K]>] extends ['everyone'] ? K : never]: FieldValue<F[K]>;
 } & {
-  [K in keyof F as F[K] extends FieldDefinition<unknown, boolean, boolean, 'owner'> ? K : never]?: FieldValue<
-    F[K]
-  >;
+  [K in keyof F as [SeenByOfField<F[K]>] extends ['everyone'] | ['nobody'] ? never : K]?: FieldValue<F[K]>;
 };
 
 /** Fields a create may leave out: the optional ones, and required ones with a default. */

@@ -46,7 +46,7 @@ export interface PageLiveHandlers {
 
 /** A live query's start: its result at `seq` (its events follow), or why it was refused. */
 export type PageLiveAnswer =
-  | { ok: true; seq: number; items: Array<{ id: string }>; sort: string; close(): void }
+  | { ok: true; seq: number; items: Array<{ id: string }>; sort: string; limit: number; close(): void }
   | { ok: false; error: string; errors?: unknown };
 
 /** Live queries one client may hold at once. */
@@ -128,6 +128,8 @@ export type LiveAck =
       items: Record<string, unknown>[];
       /** The order the result is kept in, id last (`-due,-id`): the query's `sort`, or the collection's own. */
       sort: string;
+      /** The most records the result holds: the query's `limit`, or the list's default. */
+      limit: number;
     }
   | { ok: false; error: string; errors?: unknown };
 
@@ -467,6 +469,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
           seq,
           items: live.items.map((item) => seen(live, item)),
           sort: order.map(({ field, direction }) => `${direction === 'desc' ? '-' : ''}${field}`).join(','),
+          limit: live.limit,
         },
         current: () => isCurrent(live),
         // Once the ack has gone: the changes that came while the result was read (some already in it), then live.

@@ -84,17 +84,21 @@ async function untouched(changes: ChangeLogDriver, topic: string, since: number)
 }
 
 /**
- * Who a live query's result was read for, as a stamp the client hands back
- * with `since`: a result kept for one caller is never kept for another.
+ * Who a live query's result was read for, and in what shape (its order and
+ * limit), as a stamp the client hands back with `since`: a result kept for
+ * one caller is never kept for another, nor kept where the server now keeps
+ * it otherwise (a deploy gave the collection another default order).
  */
-const callerStamp = (caller: Caller | undefined): string =>
+const resultStamp = (caller: Caller | undefined, shape: { sort: string; limit: number }): string =>
   createHash('sha256')
     .update(
-      JSON.stringify(
+      JSON.stringify([
         caller
           ? [caller.via, caller.id, caller.admin, caller.collection, caller.role, caller.claims]
           : ['nobody'],
-      ),
+        shape.sort,
+        shape.limit,
+      ]),
     )
     .digest('base64url')
     .slice(0, 16);
@@ -184,7 +188,7 @@ export function createTopicRequests(options: TopicRequestOptions) {
         () => tail.position,
       );
       if (!ack.ok) return answer(ack);
-      const stamp = callerStamp(caller ?? undefined);
+      const stamp = resultStamp(caller ?? undefined, ack);
       // A client that has the result as it stood at `since`, for the same caller, and nothing of the topic
       // changed since: it keeps its result, and is not sent it again.
       const kept =

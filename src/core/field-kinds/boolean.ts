@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { build, type CommonOptions } from './common.js';
+import { build, type CommonOptions, type NoOptions } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 /** `field.boolean(…)`: true or false. */
-export function booleanField<O extends CommonOptions<boolean>>(options: O = {} as O) {
+export function booleanField<O extends CommonOptions<boolean> = NoOptions>(options: O = {} as O) {
   return build('boolean', z.boolean(), options);
 }
 

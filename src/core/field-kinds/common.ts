@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldDefinition } from '../fields.js';
+import type { FieldDefinition, FieldSeenBy } from '../fields.js';
 import type { FieldKind, FilterValue } from './kind.js';
 
 /** The options every field builder takes. */
@@ -17,14 +17,35 @@ export interface CommonOptions<T> {
   private?: boolean;
 }
 
+/** A builder's options when none are given: every option at its default. */
+export type NoOptions = Record<never, never>;
+
 export type RequiredOf<O> = O extends { required: false } ? false : true;
 export type DefaultedOf<O> = O extends { default: infer D } ? (undefined extends D ? false : true) : false;
-/** Whom a field's value reaches, from its options: nobody when `hidden`, its owner when `private`. */
-export type SeenByOf<O> = O extends { hidden: true }
-  ? 'nobody'
-  : O extends { private: true }
-    ? 'owner'
-    : 'everyone';
+/** An option's value as the type knows it: true, false (or left out), or either (a `boolean`). */
+type Known<O, K extends string> = [K extends keyof O ? O[K] : undefined] extends [infer V]
+  ? [V] extends [true]
+    ? true
+    : [V] extends [false | undefined]
+      ? false
+      : boolean
+  : never;
+
+/**
+ * Whom a field's value reaches, from its options: nobody when `hidden`, its
+ * owner when `private`, everyone when neither; any it may be when an option
+ * is a `boolean` known only at run time.
+ */
+export type SeenByOf<O> =
+  Known<O, 'hidden'> extends true
+    ? 'nobody'
+    : Known<O, 'hidden'> extends false
+      ? Known<O, 'private'> extends true
+        ? 'owner'
+        : Known<O, 'private'> extends false
+          ? 'everyone'
+          : 'everyone' | 'owner'
+      : FieldSeenBy;
 
 /** A field definition from its kind, value schema and the common options (builders add their own parts in `extra`). */
 export function build<T, O extends CommonOptions<T>>(

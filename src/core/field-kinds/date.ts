@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { build, ordered, textCursor, type CommonOptions } from './common.js';
+import { build, ordered, textCursor, type CommonOptions, type NoOptions } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
@@ -14,7 +14,7 @@ const dateSchema = z
   }, 'no such date');
 
 /** `field.date(…)`: a calendar date. */
-export function dateField<O extends CommonOptions<string>>(options: O = {} as O) {
+export function dateField<O extends CommonOptions<string> = NoOptions>(options: O = {} as O) {
   return build('date', dateSchema, options);
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { build, ordered, textCursor, type CommonOptions } from './common.js';
+import { build, ordered, textCursor, type CommonOptions, type NoOptions } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 /** An ISO 8601 date and time with a zone; kept in UTC (`…Z`), so text order is time order. */
@@ -13,7 +13,7 @@ export const datetimeSchema = z
   .transform((value) => new Date(value).toISOString());
 
 /** `field.datetime(…)`: a moment, given with its zone and kept in UTC. */
-export function datetimeField<O extends CommonOptions<string>>(options: O = {} as O) {
+export function datetimeField<O extends CommonOptions<string> = NoOptions>(options: O = {} as O) {
   return build('datetime', datetimeSchema as unknown as z.ZodType<string>, options);
 }
 

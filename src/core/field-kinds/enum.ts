@@ -6,6 +6,7 @@ import {
   type DefaultedOf,
   type RequiredOf,
   type SeenByOf,
+  type NoOptions,
 } from './common.js';
 import type { FieldDefinition } from '../fields.js';
 import type { FieldKindSpec } from './kind.js';
@@ -21,7 +22,7 @@ export function enumField<const V extends Values, O extends MultiEnumOptions<V[n
   values: V,
   options: O & { multiple: true },
 ): FieldDefinition<Array<V[number]>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
-export function enumField<const V extends Values, O extends CommonOptions<V[number]>>(
+export function enumField<const V extends Values, O extends CommonOptions<V[number]> = NoOptions>(
   values: V,
   options?: O,
 ): FieldDefinition<V[number], RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;

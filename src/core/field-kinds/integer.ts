@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { build, ordered, type CommonOptions } from './common.js';
+import { build, ordered, type CommonOptions, type NoOptions } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 export interface NumberOptions<T> extends CommonOptions<T> {
@@ -8,7 +8,7 @@ export interface NumberOptions<T> extends CommonOptions<T> {
 }
 
 /** `field.integer(…)`: a whole number within JavaScript's safe integers (or `min`, `max`). */
-export function integerField<O extends NumberOptions<number>>(options: O = {} as O) {
+export function integerField<O extends NumberOptions<number> = NoOptions>(options: O = {} as O) {
   let schema = z.number().int('must be a whole number');
   schema = schema.min(
     options.min ?? Number.MIN_SAFE_INTEGER,

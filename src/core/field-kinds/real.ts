@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { build, ordered } from './common.js';
+import { build, ordered, type NoOptions } from './common.js';
 import type { NumberOptions } from './integer.js';
 import type { FieldKindSpec } from './kind.js';
 
 /** `field.real(…)`: a number (`min`, `max`). */
-export function realField<O extends NumberOptions<number>>(options: O = {} as O) {
+export function realField<O extends NumberOptions<number> = NoOptions>(options: O = {} as O) {
   let schema = z.number();
   if (options.min !== undefined) schema = schema.min(options.min, `must be at least ${options.min}`);
   if (options.max !== undefined) schema = schema.max(options.max, `must be at most ${options.max}`);

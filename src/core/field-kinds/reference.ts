@@ -1,10 +1,18 @@
 import { z } from 'zod';
-import { build, hasNoNul, noNulMessage, textCursor, textFilter, type CommonOptions } from './common.js';
+import {
+  build,
+  hasNoNul,
+  noNulMessage,
+  textCursor,
+  textFilter,
+  type CommonOptions,
+  type NoOptions,
+} from './common.js';
 import type { OnDelete } from '../fields.js';
 import type { FieldKindSpec } from './kind.js';
 
 /** `field.reference(collection, …)`: the id of a record of another collection; a write naming one that does not exist is a 422. */
-export function referenceField<O extends CommonOptions<string> & { onDelete?: OnDelete }>(
+export function referenceField<O extends CommonOptions<string> & { onDelete?: OnDelete } = NoOptions>(
   collection: string | { name: string },
   options: O = {} as O,
 ) {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { build, hasNoNul, noNulMessage, textCursor, textFilter, type CommonOptions } from './common.js';
+import {
+  build,
+  hasNoNul,
+  noNulMessage,
+  textCursor,
+  textFilter,
+  type CommonOptions,
+  type NoOptions,
+} from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 export interface TextOptions extends CommonOptions<string> {
@@ -17,7 +25,7 @@ export interface TextOptions extends CommonOptions<string> {
 }
 
 /** `field.text(…)`: trimmed text, not empty when required, without the NUL character. */
-export function textField<O extends TextOptions>(options: O = {} as O) {
+export function textField<O extends TextOptions = NoOptions>(options: O = {} as O) {
   let text = z.string();
   if (options.trim !== false) text = text.trim();
   if (options.lowercase) text = text.toLowerCase();
