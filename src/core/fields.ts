@@ -18,17 +18,17 @@ export { datetimeSchema } from './field-kinds/datetime.js';
 export type OnDelete = 'restrict' | 'cascade' | 'set-null';
 
 /**
- * One field of a collection, declared once: its validation (a zod schema of
- * the value), how it is stored, and how the API and the admin UI show it.
- * Made by the builders of `field`.
- */
-/**
  * Who a field's value reaches in answers and change events: everyone who may
  * read the record, only its owner and the admin token (`private`), or nobody
  * (`hidden`).
  */
 export type FieldSeenBy = 'everyone' | 'owner' | 'nobody';
 
+/**
+ * One field of a collection, declared once: its validation (a zod schema of
+ * the value), how it is stored, and how the API and the admin UI show it.
+ * Made by the builders of `field`.
+ */
 export interface FieldDefinition<
   T = unknown,
   Required extends boolean = boolean,

@@ -47,7 +47,14 @@ export type { Logger } from './logger.js';
 export type { Mode } from './mode.js';
 /** The zod instance Berth validates with; define schemas with it. */
 export { z } from 'zod';
-export { field, type FieldDefinition, type FieldKind, type FieldValue, type OnDelete } from './fields.js';
+export {
+  field,
+  type FieldDefinition,
+  type FieldKind,
+  type FieldSeenBy,
+  type FieldValue,
+  type OnDelete,
+} from './fields.js';
 export {
   defineCollection,
   type Access,

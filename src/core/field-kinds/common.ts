@@ -22,6 +22,7 @@ export type NoOptions = Record<never, never>;
 
 export type RequiredOf<O> = O extends { required: false } ? false : true;
 export type DefaultedOf<O> = O extends { default: infer D } ? (undefined extends D ? false : true) : false;
+
 /** An option's value as the type knows it: true, false (or left out), or either (a `boolean`). */
 type Known<O, K extends string> = [K extends keyof O ? O[K] : undefined] extends [infer V]
   ? [V] extends [true]
