@@ -1,5 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import {
   createClient,
   type ClientRecord,
@@ -439,6 +440,41 @@ describe('berth/client over socket.io', () => {
     expectTypeOf<NoteItem['prefs']>().toEqualTypeOf<{ dark: boolean } | undefined>();
     expectTypeOf<NoteItem['handTyped']>().toEqualTypeOf<string | undefined>();
     noteList.close();
+    // Builders called with no visibility option at all: seen by everyone, so always there.
+    const _plain = defineCollection({
+      name: 'plain',
+      fields: {
+        tags: field.enum(['x', 'y'], { multiple: true }),
+        hiddenTags: field.enum(['x', 'y'], { multiple: true, hidden: true }),
+        anything: field.json(),
+        shaped: field.json(z.object({ dark: z.boolean() })),
+        shapedPrivate: field.json(z.object({ dark: z.boolean() }), { private: true }),
+        kind: field.enum(['a', 'b']),
+        parent: field.reference('plain'),
+        at: field.datetime(),
+      },
+    });
+    const plainList = client.live<typeof _plain>('plain');
+    type PlainItem = (typeof plainList.items)[number];
+    expectTypeOf<keyof PlainItem>().toEqualTypeOf<
+      | 'id'
+      | 'createdAt'
+      | 'updatedAt'
+      | 'tags'
+      | 'anything'
+      | 'shaped'
+      | 'shapedPrivate'
+      | 'kind'
+      | 'parent'
+      | 'at'
+    >();
+    expectTypeOf<PlainItem['tags']>().toEqualTypeOf<Array<'x' | 'y'>>();
+    expectTypeOf<PlainItem['shaped']>().toEqualTypeOf<{ dark: boolean }>();
+    expectTypeOf<PlainItem['shapedPrivate']>().toEqualTypeOf<{ dark: boolean } | undefined>();
+    expectTypeOf<PlainItem['kind']>().toEqualTypeOf<'a' | 'b'>();
+    expectTypeOf<PlainItem['parent']>().toEqualTypeOf<string>();
+    expectTypeOf<PlainItem['at']>().toEqualTypeOf<string>();
+    plainList.close();
     client.close();
   });
 });

@@ -334,6 +334,17 @@ describe('live queries', () => {
     expect(again.unchanged).toBeUndefined();
     expect(again).toMatchObject({ sort: 'title,id', limit: 2 });
     expect(again.items!.map(({ title }) => title)).toEqual(['a', 'b']);
+    // That server keeps a result of its own shape: with its own stamp, unchanged.
+    expect(
+      await other.emitWithAck('subscribe', { ...resumed, since: again.seq, caller: again.caller }),
+    ).toMatchObject({ unchanged: true, sort: 'title,id' });
+    // The limit is in the stamp too: the same caller and order, another limit, another stamp.
+    const three = (await other.emitWithAck('subscribe', {
+      topic: 'tasks',
+      query: 'status=open&limit=3',
+    })) as Ack;
+    expect(three).toMatchObject({ sort: 'title,id', limit: 3 });
+    expect(three.caller).not.toBe(again.caller);
     other.disconnect();
   });
 

@@ -18,7 +18,7 @@ type Values = readonly [string, ...string[]];
  * `field.enum(values, …)`: one of the values; with `{ multiple: true }`,
  * an array of distinct ones (the `multi-enum` kind).
  */
-export function enumField<const V extends Values, O extends MultiEnumOptions<V[number]>>(
+export function enumField<const V extends Values, O extends MultiEnumOptions<V[number]> = { multiple: true }>(
   values: V,
   options: O & { multiple: true },
 ): FieldDefinition<Array<V[number]>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { build, hasNoNul, noNulMessage, type CommonOptions } from './common.js';
+import type { FieldDefinition } from '../fields.js';
+import {
+  build,
+  hasNoNul,
+  noNulMessage,
+  type CommonOptions,
+  type DefaultedOf,
+  type RequiredOf,
+  type SeenByOf,
+} from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 /** A JSON value none of whose strings (keys included) holds the NUL character. */
@@ -11,10 +20,12 @@ function holdsNoNul(value: unknown): boolean {
 }
 
 /** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
+export function jsonField<T = unknown>(schema?: z.ZodType<T>): FieldDefinition<T, true, false, 'everyone'>;
 export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOptions<T>>(
-  schema?: z.ZodType<T>,
-  options: O = {} as O,
-) {
+  schema: z.ZodType<T> | undefined,
+  options: O,
+): FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
+export function jsonField<T>(schema?: z.ZodType<T>, options: CommonOptions<T> = {}): FieldDefinition<T> {
   const values = (schema ?? z.json()) as z.ZodType<T>;
   return build('json', values.refine(holdsNoNul, noNulMessage) as z.ZodType<T>, options);
 }
