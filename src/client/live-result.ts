@@ -1,4 +1,4 @@
-import { compareBy, resultShape } from './query-order.js';
+import { compareBy, orderOfSort, resultShape } from './query-order.js';
 
 /** The events a live query's result changes by. */
 export type LiveAction = 'enter' | 'change' | 'leave';
@@ -68,8 +68,7 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
       return seq;
     },
     replace(snapshot, at, kept = {}) {
-      if (typeof kept.sort === 'string')
-        compare = comparing(resultShape(`sort=${encodeURIComponent(kept.sort)}`).order);
+      if (typeof kept.sort === 'string') compare = comparing(orderOfSort(kept.sort));
       if (typeof kept.limit === 'number' && Number.isSafeInteger(kept.limit) && kept.limit >= 1)
         limit = kept.limit;
       items = [...snapshot].sort(compare).slice(0, limit);

@@ -22,7 +22,15 @@ export const defaultSort = '-createdAt';
  */
 export function resultShape(query: string, fallbackSort = defaultSort): ResultShape {
   const params = new URLSearchParams(query.startsWith('?') ? query.slice(1) : query);
-  const sort = params.get('sort') || fallbackSort;
+  const limit = Number(params.get('limit'));
+  return {
+    order: orderOfSort(params.get('sort') || fallbackSort),
+    limit: Number.isSafeInteger(limit) && limit >= 1 ? limit : defaultLimit,
+  };
+}
+
+/** The order a `sort` value names (`-due,title`): its keys, then `id` in the first key's direction. */
+export function orderOfSort(sort: string): OrderKey[] {
   const keys = sort
     .split(',')
     .filter((key) => key !== '' && key !== '-')
@@ -32,11 +40,7 @@ export function resultShape(query: string, fallbackSort = defaultSort): ResultSh
     }));
   const named = keys.filter(({ field }) => field !== 'id');
   const first = named[0]?.direction ?? keys.find(({ field }) => field === 'id')?.direction ?? 'asc';
-  const limit = Number(params.get('limit'));
-  return {
-    order: [...named, { field: 'id', direction: first }],
-    limit: Number.isSafeInteger(limit) && limit >= 1 ? limit : defaultLimit,
-  };
+  return [...named, { field: 'id', direction: first }];
 }
 
 /** The storage's order of two values: nothing (null) before any value, then by value. */
