@@ -73,10 +73,7 @@ describe('a live query’s result', () => {
   it('keeps the order and size the snapshot says the server keeps (the ack’s sort and limit), over the query string’s', () => {
     // A query whose limit and order the collection gives (an alias of limit, its own default order).
     const result = createLiveResult<Task>('n=2');
-    result.replace([task('a', '2025-01-01'), task('b', '2025-03-01'), task('c', '2025-02-01')], 7, {
-      sort: 'due,id',
-      limit: 2,
-    });
+    result.replace([task('a', '2025-01-01'), task('c', '2025-02-01')], 7, { sort: 'due,id', limit: 2 });
     expect(ids(result.items)).toEqual(['a', 'c']);
     expect(result.apply('enter', task('d', '2024-12-01'), 8)).toBe(true);
     expect(ids(result.items)).toEqual(['d', 'a']);
@@ -151,6 +148,35 @@ describe('a live query’s result', () => {
     const ascending = createLiveResult<Task>('sort=due,title');
     ascending.replace([task('a', '2025-01-01', 'same'), task('b', null), task('c', '2025-01-01', 'same')], 1);
     expect(ids(ascending.items)).toEqual(['b', 'a', 'c']);
+  });
+
+  it('takes a snapshot with the server’s sort in the order it came in, and keeps it where the server says it stands', () => {
+    // The server's order is the database's: a text past U+FFFF sorts after U+FF5E there (by code point), before
+    // it in JavaScript (by UTF-16 unit).
+    const result = createLiveResult<Task>('sort=title');
+    const listed = [task('a', null, '\uFF5E'), task('b', null, '\u{1F600}')];
+    result.replace(listed, 5, { sort: 'title,id', limit: 20 });
+    expect(ids(result.items)).toEqual(['a', 'b']);
+    result.keep(6);
+    expect(ids(result.items)).toEqual(['a', 'b']);
+    expect(result.seq).toBe(6);
+    // From a server that does not say its order: sorted by the query string's.
+    const older = createLiveResult<Task>('sort=title');
+    older.replace(listed, 5);
+    expect(ids(older.items)).toEqual(['b', 'a']);
+  });
+
+  it('puts an enter or a change where the server says (after the record it names, first for null), not where its values would', () => {
+    const result = open(); // b, c, a
+    expect(result.apply('enter', task('d', '1999-01-01'), 11, 'b')).toBe(true);
+    expect(ids(result.items)).toEqual(['b', 'd', 'c']);
+    result.apply('change', task('c', '1999-01-01'), 12, null);
+    expect(ids(result.items)).toEqual(['c', 'b', 'd']);
+    // A place it cannot use (a record it does not hold, not an id at all): where its values put it.
+    result.apply('change', task('b', '1990-01-01'), 13, 'gone');
+    expect(ids(result.items)).toEqual(['c', 'd', 'b']);
+    result.apply('change', task('b', '2030-01-01'), 14, 7 as unknown as string);
+    expect(ids(result.items)).toEqual(['b', 'c', 'd']);
   });
 
   it('an enter of a record it holds already (or a change of one it lacks) leaves one copy, in place', () => {

@@ -155,6 +155,32 @@ describe('berth/client live queries against the server', () => {
     socket.disconnect();
   });
 
+  it('keeps the records in the server’s order where its own would differ (text past U+FFFF), and each one where the server says', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const write = (method: string, path: string, body?: object) => call(server.url, method, path, body);
+    // The database sorts text by code point: U+FF5E before U+1F600, which JavaScript's < puts first.
+    const wave = await write('POST', '/tasks', { title: '\uFF5E wave' });
+    await write('POST', '/tasks', { title: '\u{1F600} smile' });
+    const query = 'sort=title&limit=3';
+    const open = client.live<typeof tasks>('tasks', query);
+    await open.ready;
+    const titles = () => open.items.map(({ title }) => title);
+    expect(titles()).toEqual(['\uFF5E wave', '\u{1F600} smile']);
+    expect(open.items).toEqual(await listed(server.url, query));
+    await write('POST', '/tasks', { title: 'plain' });
+    await expect.poll(titles).toEqual(['plain', '\uFF5E wave', '\u{1F600} smile']);
+    // A change within the result, which the server places after the record before it.
+    await write('PATCH', `/tasks/${wave!.id}`, { due: 3 });
+    await expect.poll(() => open.items.find(({ id }) => id === wave!.id)?.due).toBe(3);
+    expect(titles()).toEqual(['plain', '\uFF5E wave', '\u{1F600} smile']);
+    expect(open.items).toEqual(await listed(server.url, query));
+    open.close();
+    client.close();
+    socket.disconnect();
+  });
+
   it('a query the server refuses rejects ready, with its reason and field errors', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const socket = reconnectingSocket(server.url);

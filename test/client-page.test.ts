@@ -298,10 +298,12 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     const { server, write } = await pageServer();
     const events: string[] = [];
     const seqs: number[] = [];
+    const places: Array<string | null | undefined> = [];
     const answer = await server.live('books', 'year=1979&sort=title&limit=2', {
-      event: (what, record, { seq }) => {
+      event: (what, record, { seq, after }) => {
         events.push(`${what} ${(record as { title?: string }).title ?? record.id}`);
         seqs.push(seq!);
+        places.push(after);
       },
       error: (problem) => events.push(`error ${problem.reason}`),
     });
@@ -328,6 +330,8 @@ describe('an in-page server keeps live queries as the Node server does', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(seqs.at(-1)).toBe((await server.storage.changes!.bounds()).head);
     expect(reads).toBe(1); // a full result lost one: only the database knows what comes next
+    // Where each goes (first, before Kindred, both times); a leave has no place.
+    expect(places).toEqual([null, null, undefined]);
 
     answer.close();
     await write('POST', '/books', { title: 'Wild Seed', author: 'Octavia E. Butler', year: 1979 });

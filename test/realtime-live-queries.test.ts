@@ -42,6 +42,18 @@ const call = async (url: string, method: string, path: string, body?: object) =>
   return response.status === 204 ? undefined : ((await response.json()) as Task);
 };
 
+/** Tasks a (due 30), b (20) and c (10), by title. */
+async function threeTasks(url: string): Promise<Record<string, Task>> {
+  const made: Record<string, Task> = {};
+  for (const [title, due] of [
+    ['a', 30],
+    ['b', 20],
+    ['c', 10],
+  ] as const)
+    made[title] = (await call(url, 'POST', '/tasks', { title, due }))!;
+  return made;
+}
+
 /** A client's copy of a live result, kept as the protocol says: sorted by -due, then id, cut to the limit. */
 function follow(socket: Socket, query: string, limit: number) {
   const state = { items: [] as Task[], events: [] as string[] };
@@ -145,13 +157,7 @@ describe('live queries', () => {
 
   it('the last record of a full result that moves further down leaves, and the one it passed enters', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
-    const made: Record<string, Task> = {};
-    for (const [title, due] of [
-      ['a', 30],
-      ['b', 20],
-      ['c', 10],
-    ] as const)
-      made[title] = (await call(server.url, 'POST', '/tasks', { title, due }))!;
+    const made = await threeTasks(server.url);
     const socket = await connectedSocket(server.url);
     const query = 'sort=-due&limit=2';
     const state = follow(socket, query, 2);
@@ -174,6 +180,33 @@ describe('live queries', () => {
     await expect.poll(() => state.items.map((task) => task.title)).toEqual(['c', 'a']);
     expect(state.events).toEqual(['leave b', 'enter c', 'change a']);
     expect(more).toEqual([true, false, false]);
+    socket.disconnect();
+  });
+
+  it('an enter or a change says its place: the record before it in the result (after), null when first', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const made = await threeTasks(server.url);
+    const socket = await connectedSocket(server.url);
+    const query = 'sort=-due&limit=3';
+    const titleOf = new Map(Object.values(made).map((task) => [task.id, task.title]));
+    const placed: string[] = [];
+    for (const action of ['enter', 'change', 'leave'])
+      socket.on(`tasks:${action}`, (task: Task, meta: { after?: string | null }) => {
+        titleOf.set(task.id, task.title ?? titleOf.get(task.id)!);
+        const after =
+          meta.after === undefined ? '' : ` after ${meta.after === null ? 'none' : titleOf.get(meta.after)}`;
+        placed.push(`${action} ${titleOf.get(task.id)}${after}`);
+      });
+    await socket.emitWithAck('subscribe', { topic: 'tasks', query });
+    // An enter before the end: after the record before it; the record it pushes out leaves, with no place.
+    await call(server.url, 'POST', '/tasks', { title: 'd', due: 25 });
+    await expect.poll(() => placed).toEqual(['enter d after a', 'leave c']);
+    // A change that moves its record first.
+    await call(server.url, 'PATCH', `/tasks/${made.b!.id}`, { due: 40 });
+    await expect.poll(() => placed.slice(2)).toEqual(['change b after none']);
+    // The last of a full result moved down past the cut: the record read in from the database says its place.
+    await call(server.url, 'PATCH', `/tasks/${made.a!.id}`, { due: 0 });
+    await expect.poll(() => placed.slice(3)).toEqual(['leave a', 'enter c after d']);
     socket.disconnect();
   });
 

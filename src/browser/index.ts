@@ -30,4 +30,4 @@ export {
   type CollectionDefinition,
 } from '../core/internal.js';
 export { BerthError, type ErrorCode, type Problem } from '../core/errors.js';
-export type { Storage, Repository, StorageDriver } from '../core/internal.js';
+export type { Storage, Repository, StorageDriver, TextOrder } from '../core/internal.js';

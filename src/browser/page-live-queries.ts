@@ -93,7 +93,7 @@ export function createPageLiveQueries(options: PageLiveOptions) {
             handlers.event(
               event.slice(topic.length + 1) as 'enter' | 'change' | 'leave',
               structuredClone(payload) as { id: string },
-              meta as { seq?: number; more?: boolean },
+              meta as { seq?: number; more?: boolean; after?: string | null },
             );
           } catch (error) {
             // The caller's own failure: reported as the page reports any, and the query goes on.

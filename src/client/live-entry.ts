@@ -18,7 +18,12 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
   const handles = new Set<Handle>();
   let taken = false;
   /** The events of a change whose last has not come yet. */
-  let held: Array<{ action: LiveAction; record: R | { id: string }; seq: number | undefined }> = [];
+  let held: Array<{
+    action: LiveAction;
+    record: R | { id: string };
+    seq: number | undefined;
+    after: string | null | undefined;
+  }> = [];
   let settle!: { resolve: () => void; reject: (error: Error) => void };
   const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   ready.catch(() => {}); // a refusal reaches the error handlers; `ready` rejects for those who await it
@@ -42,21 +47,28 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
     /** The server says the result still stands at `seq` (nothing of its topic changed): kept as it is. */
     keep(seq: number | undefined): void {
       held = [];
-      result.replace(result.items, seq);
+      result.keep(seq);
     },
     /**
-     * An event of the query: applied when its seq is above the result's.
-     * Those of one change (`more` on all but its last) are applied together,
-     * after the last: the result never shows a state between them.
+     * An event of the query: applied when its seq is above the result's, at
+     * its place (`after`, the server's). Those of one change (`more` on all
+     * but its last) are applied together, after the last: the result never
+     * shows a state between them.
      */
-    apply(action: LiveAction, record: R | { id: string }, seq: number | undefined, more = false): void {
+    apply(
+      action: LiveAction,
+      record: R | { id: string },
+      seq: number | undefined,
+      more = false,
+      after?: string | null,
+    ): void {
       if (!taken) return;
-      held.push({ action, record, seq });
+      held.push({ action, record, seq, after });
       if (more) return;
       const batch = held;
       held = [];
       let moved = false;
-      for (const each of batch) moved = result.apply(each.action, each.record, each.seq) || moved;
+      for (const each of batch) moved = result.apply(each.action, each.record, each.seq, each.after) || moved;
       if (moved) changed();
     },
     /** The client was closed: whoever awaits a first result that has not come hears so. */

@@ -21,22 +21,33 @@ export interface LiveResultState<R extends { id: string }> {
    * from then on.
    */
   replace(items: readonly R[], seq: number | undefined, kept?: ResultKept): void;
+  /** The server says the result stands at `seq` as it is: its records are kept, as they are, in their order. */
+  keep(seq: number | undefined): void;
   /**
    * Applies one event; false when it changes nothing: a seq not above the
    * snapshot's or below the last event's (already seen), a leave of a record
    * not in the result. The events of one change share its seq (an enter and
-   * the leave of the record it pushed out).
+   * the leave of the record it pushed out). `after` is an enter's or a
+   * change's place as the server says it (the id of the record before it,
+   * null when first); without it, or naming a record the result does not
+   * hold, the record goes where the order puts it.
    */
-  apply(action: LiveAction, record: R | { id: string }, seq: number | undefined): boolean;
+  apply(
+    action: LiveAction,
+    record: R | { id: string },
+    seq: number | undefined,
+    after?: string | null,
+  ): boolean;
 }
 
 /**
- * A live query's result: kept sorted and cut as the server says it keeps it
+ * A live query's result: kept in the order and size the server keeps it in
  * (each snapshot's `sort` and `limit`; before one, or from a server that does
- * not say, as the query string reads), as the server lists it. `enter`
- * and `change` put the record where the order says (a change may move it; an
- * enter at the end of a full result pushes the last one out), `leave` takes
- * it away.
+ * not say, as the query string reads), as the server lists it. A snapshot
+ * with the server's `sort` is taken in the order it comes in; `enter` and
+ * `change` put the record where the server says (`after`), else where the
+ * order says (a change may move it; an enter at the end of a full result
+ * pushes the last one out); `leave` takes it away.
  */
 export function createLiveResult<R extends { id: string }>(query: string): LiveResultState<R> {
   const shape = resultShape(query);
@@ -60,6 +71,14 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
     return low;
   };
 
+  /** Where the server's `after` puts a record in `list`: first for null, else after the record it names, if there. */
+  const placedAfter = (list: readonly R[], after: unknown): number | undefined => {
+    if (after === null) return 0;
+    if (typeof after !== 'string') return undefined;
+    const index = list.findIndex(({ id }) => id === after);
+    return index < 0 ? undefined : index + 1;
+  };
+
   return {
     get items() {
       return items;
@@ -68,13 +87,18 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
       return seq;
     },
     replace(snapshot, at, kept = {}) {
-      if (typeof kept.sort === 'string') compare = comparing(orderOfSort(kept.sort));
+      const ordered = typeof kept.sort === 'string';
+      if (ordered) compare = comparing(orderOfSort(kept.sort!));
       if (typeof kept.limit === 'number' && Number.isSafeInteger(kept.limit) && kept.limit >= 1)
         limit = kept.limit;
-      items = [...snapshot].sort(compare).slice(0, limit);
+      // The server's order stands as it sent it: it may rest on values the caller does not see.
+      items = (ordered ? [...snapshot] : [...snapshot].sort(compare)).slice(0, limit);
       seq = snapshotAt = at;
     },
-    apply(action, record, at) {
+    keep(at) {
+      seq = snapshotAt = at;
+    },
+    apply(action, record, at, after) {
       if (at !== undefined) {
         if ((snapshotAt !== undefined && at <= snapshotAt) || (seq !== undefined && at < seq)) return false;
         seq = at;
@@ -86,7 +110,7 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
         return true;
       }
       const rest = index < 0 ? [...items] : items.filter((_, i) => i !== index);
-      rest.splice(placeOf(rest, record as R), 0, record as R);
+      rest.splice(placedAfter(rest, after) ?? placeOf(rest, record as R), 0, record as R);
       items = rest.length > limit ? rest.slice(0, limit) : rest;
       return true;
     },

@@ -72,8 +72,8 @@ export function pageClient(server: PageServer): Client {
       const stale = (): boolean => mine !== attempt;
       server
         .live(topic, query, {
-          event: (action, record, { seq, more }) =>
-            stale() ? undefined : entry.apply(action, record as ClientRecord, seq, more === true),
+          event: (action, record, { seq, more, after }) =>
+            stale() ? undefined : entry.apply(action, record as ClientRecord, seq, more === true, after),
           // 503: the server could not go on (changes of its topic went before they were applied) and ended it;
           // it is asked for again, and its fresh result replaces this one.
           error: ({ reason, code }) =>

@@ -28,15 +28,21 @@ interface Closing {
   query?: string;
 }
 
-/** The meta an event carries: its seq, and for a live query's event the query string (and `more`). */
-type EventMeta = { seq?: number; query?: string; more?: boolean } | undefined;
+/** The meta an event carries: its seq, and for a live query's event the query string (and `more`, `after`). */
+type EventMeta = { seq?: number; query?: string; more?: boolean; after?: string | null } | undefined;
 
 type Plain = { feed: TopicFeed<ClientRecord>; end(problem?: ClientProblem): void; again(): void };
 type Live = {
   topic: string;
   query: string;
   entry: LiveEntry<ClientRecord>;
-  apply(action: LiveAction, record: ClientRecord, seq: number | undefined, more: boolean): void;
+  apply(
+    action: LiveAction,
+    record: ClientRecord,
+    seq: number | undefined,
+    more: boolean,
+    after: string | null | undefined,
+  ): void;
   end(problem?: ClientProblem): void;
   again(): void;
 };
@@ -105,7 +111,9 @@ export function socketClient(options: {
     const offs = liveActions.map((action) =>
       link.on(`${topic}:${action}`, (record: ClientRecord, meta: EventMeta) => {
         if (typeof meta?.query === 'string')
-          live.get(liveKey(topic, meta.query))?.apply(action, record, meta.seq, meta.more === true);
+          live
+            .get(liveKey(topic, meta.query))
+            ?.apply(action, record, meta.seq, meta.more === true, meta.after);
       }),
     );
     liveTopics.set(topic, () => offs.forEach((off) => off()));
@@ -139,7 +147,8 @@ export function socketClient(options: {
       query,
       entry,
       again: standing.again,
-      apply: (action, record, seq, more) => standing.receive(() => entry.apply(action, record, seq, more)),
+      apply: (action, record, seq, more, after) =>
+        standing.receive(() => entry.apply(action, record, seq, more, after)),
       end(problem) {
         if (live.get(key) !== subscription) return;
         live.delete(key);

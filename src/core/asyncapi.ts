@@ -43,6 +43,11 @@ const liveMeta: JsonSchema = {
   properties: {
     seq: { type: 'integer', minimum: 1 },
     query: { type: 'string', description: 'The live query it belongs to, as the client sent it.' },
+    after: {
+      type: ['string', 'null'],
+      description:
+        'On an enter or a change: the id of the record before it in the result, null when it is first (put it there; its order may rest on fields the caller does not see).',
+    },
     more: {
       type: 'boolean',
       const: true,

@@ -442,6 +442,7 @@ export function createDataStore(driver: StorageDriver, options: DataStoreOptions
     return {
       driver: driver.driver,
       location: driver.location,
+      ...(driver.textOrder ? { textOrder: driver.textOrder } : {}),
       repository: (collection) => outside.repository(collection),
       transaction: (work) => runTransaction((tx) => work(tx), bound),
       load: (collection, work, options) => load(collection, work, options ?? {}, bound),

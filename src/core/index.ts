@@ -77,6 +77,7 @@ export type {
   Repository,
   Storage,
   StorageDriver,
+  TextOrder,
   Transaction,
 } from './storage.js';
 export {

@@ -34,11 +34,14 @@ export interface LiveSubscriber {
  * result, and its end.
  */
 export interface PageLiveHandlers {
-  /** One event of a change (all but the change's last say `more`: the result stands after the last). */
+  /**
+   * One event of a change (all but the change's last say `more`: the result stands after the last); an enter's
+   * or a change's `after` is its place, the id of the record before it (null: first).
+   */
   event(
     what: 'enter' | 'change' | 'leave',
     record: { id: string },
-    meta: { seq?: number; more?: boolean },
+    meta: { seq?: number; more?: boolean; after?: string | null },
   ): void;
   /** The query could not follow a change and ended: subscribe again. */
   error(problem: { code?: number; reason: string }): void;
@@ -80,7 +83,13 @@ interface LiveQuery {
   /** Its changes apply one after another (a refill reads the database). */
   queue: Promise<void>;
   /** The events of the change being applied, sent together once it is. */
-  outbox: Array<{ what: 'enter' | 'change' | 'leave'; payload: unknown; seq: number | undefined }>;
+  outbox: Array<{
+    what: 'enter' | 'change' | 'leave';
+    payload: unknown;
+    seq: number | undefined;
+    /** An enter's or a change's place: the id of the record before it in the result, null when it is first. */
+    after?: string | null;
+  }>;
 }
 
 /** A collection's live queries, indexed so that a write looks only at those it can concern. */
@@ -205,20 +214,35 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const seen = (live: LiveQuery, record: Record<string, unknown>) =>
     topics.get(live.topic)!.presentTo(record, live.caller);
   /** An event of the change being applied: sent with the others of that change, once it is applied. */
-  const emit = (
+  const emit = (live: LiveQuery, what: 'leave', payload: { id: string }, seq: number | undefined) =>
+    live.outbox.push({ what, payload, seq });
+  /**
+   * A record that entered or changed, with its place: the record before it in the result now, which the client
+   * puts it after (it need not know the order's values: a hidden field's, say).
+   */
+  const emitPlaced = (
     live: LiveQuery,
-    what: 'enter' | 'change' | 'leave',
-    payload: unknown,
+    what: 'enter' | 'change',
+    record: AnyRecord,
     seq: number | undefined,
-  ) => live.outbox.push({ what, payload, seq });
+  ): void => {
+    const at = live.items.findIndex((item) => item.id === record.id);
+    live.outbox.push({
+      what,
+      payload: seen(live, record),
+      seq,
+      after: at > 0 ? live.items[at - 1]!.id : null,
+    });
+  };
   /** Sends the events of one change; all but the last say `more`: the result stands after the last. */
   const flush = (live: LiveQuery): void => {
     const { outbox } = live;
     live.outbox = [];
-    outbox.forEach(({ what, payload, seq }, i) =>
+    outbox.forEach(({ what, payload, seq, after }, i) =>
       live.socket.emit(`${live.topic}:${what}`, payload, {
         seq,
         query: live.query,
+        ...(after !== undefined ? { after } : {}),
         ...(i < outbox.length - 1 ? { more: true } : {}),
       }),
     );
@@ -246,14 +270,15 @@ export function createLiveQueries(options: LiveQueryOptions) {
       part(index, item.id, live);
       emit(live, 'leave', { id: item.id }, seq);
     }
+    live.items = fresh;
+    // In the result's order: each one's place (the record before it) is in the client's result by then.
     for (const item of fresh) {
       const was = before.get(item.id);
       if (!was) {
         join(index, item.id, live);
-        emit(live, 'enter', seen(live, item), seq);
-      } else if (was.updatedAt !== item.updatedAt) emit(live, 'change', seen(live, item), seq);
+        emitPlaced(live, 'enter', item, seq);
+      } else if (was.updatedAt !== item.updatedAt) emitPlaced(live, 'change', item, seq);
     }
-    live.items = fresh;
   };
 
   /** One change, applied to one live query's result. */
@@ -277,7 +302,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       if (full && last && live.byOrder(record, last) > 0) return;
       insert(live, record);
       join(index, id, live);
-      emit(live, 'enter', seen(live, record), event.seq);
+      emitPlaced(live, 'enter', record, event.seq);
       if (live.items.length > live.limit) {
         const pushed = live.items.pop()!;
         part(index, pushed.id, live);
@@ -302,10 +327,10 @@ export function createLiveQueries(options: LiveQueryOptions) {
     if (full && moved === live.items.length - 1 && live.byOrder(record, before!) > 0) {
       await refill(live, event.seq);
       // Still in it after the database had its say: changed (else the refill said it left).
-      if (live.items.some((item) => item.id === id)) emit(live, 'change', seen(live, record), event.seq);
+      if (live.items.some((item) => item.id === id)) emitPlaced(live, 'change', record, event.seq);
       return;
     }
-    emit(live, 'change', seen(live, record), event.seq);
+    emitPlaced(live, 'change', record, event.seq);
   };
 
   /** Puts a record in its place in the result; answers where. */
@@ -421,7 +446,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
           search: listQuery.search?.toLowerCase() ?? '',
           searching: Boolean(listQuery.search && (searchable.length || listQuery.searchIn)),
         }),
-        byOrder: byKeys(order),
+        byOrder: byKeys(order, options.storage.textOrder),
         items: [],
         startedAt: 0,
         key: equality ? keyOf(equality.field, equality.value) : undefined,

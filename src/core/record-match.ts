@@ -3,7 +3,7 @@
  * drivers decide it: conditions, free text and order. The in-memory query
  * engine (IndexedDB's) and live queries (realtime) both ask it.
  */
-import type { Condition } from './storage.js';
+import type { Condition, TextOrder } from './storage.js';
 
 /** SQLite's order: NULL before any value, then numbers and text by value. */
 export const compareValues = (a: unknown, b: unknown): number => {
@@ -66,13 +66,39 @@ export function testOf(plan: RecordTest): (row: Record<string, unknown>) => bool
       ));
 }
 
-/** Orders records by these keys (the id last, as `orderOf` gives them), NULL first ascending. */
+/** A UTF-16 unit's rank by code point: a surrogate (half of one past U+FFFF) after every other unit. */
+const rankByCodePoint = (unit: number): number =>
+  unit < 0xd800 ? unit : unit <= 0xdfff ? unit + 0x2000 : unit - 0x800;
+
+/** Two texts by code point, as UTF-8's bytes compare (`<` compares UTF-16 units). */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return rankByCodePoint(x) - rankByCodePoint(y);
+  }
+  return a.length - b.length;
+}
+
+/** As `compareValues`, texts by code point. */
+const compareValuesByCodePoint = (a: unknown, b: unknown): number =>
+  typeof a === 'string' && typeof b === 'string' && a !== b
+    ? Math.sign(compareCodePoints(a, b))
+    : compareValues(a, b);
+
+/**
+ * Orders records by these keys (the id last, as `orderOf` gives them), NULL
+ * first ascending; text as the storage orders it (by UTF-16 unit unless told).
+ */
 export function byKeys(
   order: ReadonlyArray<{ field: string; direction: 'asc' | 'desc' }>,
+  textOrder: TextOrder = 'code-unit',
 ): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+  const compare = textOrder === 'code-point' ? compareValuesByCodePoint : compareValues;
   return (a, b) => {
     for (const { field, direction } of order) {
-      const result = compareValues(a[field], b[field]);
+      const result = compare(a[field], b[field]);
       if (result !== 0) return direction === 'desc' ? -result : result;
     }
     return 0;

@@ -188,6 +188,15 @@ export interface StorageStats {
 export type BackupProgress = (copied: number, total: number) => void;
 
 /**
+ * How a database orders text: by code point (`code-point`: SQLite's BINARY
+ * and PostgreSQL's COLLATE "C", which compare UTF-8 bytes), or by UTF-16
+ * unit (`code-unit`: IndexedDB's keys and JavaScript's `<`). The two part
+ * only past U+FFFF: an emoji sorts after U+FF5E by code point, before it by
+ * unit.
+ */
+export type TextOrder = 'code-point' | 'code-unit';
+
+/**
  * A storage driver: SQLite, PostgreSQL or IndexedDB. The data layer
  * (`createDataStore`) turns it into the `Storage` modules use.
  */
@@ -196,6 +205,8 @@ export interface StorageDriver extends DriverScope {
   readonly driver: string;
   /** Where the data lives, for logs (a file path, a server, a database name). */
   readonly location: string;
+  /** How its lists order text (what a result kept in memory must follow); absent: by UTF-16 unit. */
+  readonly textOrder?: TextOrder;
   /**
    * Creates and upgrades collections; calls `onStep` for every change it
    * makes. Seeds are written through `seed`, so they pass the data layer.
@@ -282,6 +293,8 @@ export type LoadRecord = (record: ImportedRecord) => Promise<void>;
 export interface Storage extends Transaction {
   readonly driver: string;
   readonly location: string;
+  /** How its lists order text (the driver's); absent: by UTF-16 unit. */
+  readonly textOrder?: TextOrder;
   /** Runs `work` in one transaction; its change events are emitted after it commits. */
   transaction<R>(work: (tx: Transaction) => Promise<R>): Promise<R>;
   /**

@@ -1,6 +1,7 @@
 import {
   BerthError,
   EventBus,
+  byKeys,
   MigrationError,
   collectionHooks,
   createDataStore,
@@ -443,6 +444,29 @@ export function storageContractCases(runner: ContractRunner, open: () => Promise
     // Within one size, ids rise ascending.
     const zeros = ascending.filter((key) => key.startsWith('0:')).map((key) => key.slice(2));
     expect(zeros).toEqual([...zeros].sort());
+    await storage.close();
+  });
+
+  it('orders text as its textOrder says (code point, or UTF-16 unit), which a result kept in memory follows', async () => {
+    const { storage, repo } = await ready();
+    // Code point and UTF-16 unit part past U+FFFF: the emoji is last by code point, before U+E000 by unit.
+    for (const name of ['\u{1F600} smile', '\uFF5E wave', '\uE000 private', 'plain', '\uD7FF hangul'])
+      await repo.create({ name });
+    for (const direction of ['asc', 'desc'] as const) {
+      const order = [
+        { field: 'name', direction },
+        { field: 'id', direction },
+      ];
+      const { items: listed } = await repo.list({ orderBy: [order[0]!], limit: 10 });
+      const items = listed.map(({ id, name }): Record<string, unknown> => ({ id, name }));
+      expect(items.map(({ name }) => name)).toEqual(
+        [...items].sort(byKeys(order, storage.textOrder)).map(({ name }) => name),
+      );
+      // What the test stands on: the two orders part here, so the storage's word decides.
+      expect([...items].sort(byKeys(order, 'code-point'))).not.toEqual(
+        [...items].sort(byKeys(order, 'code-unit')),
+      );
+    }
     await storage.close();
   });
 

@@ -173,6 +173,8 @@ export function sqlDriver(engine: SqlEngine): StorageDriver {
   return {
     driver: engine.driver,
     location: engine.location,
+    // SQLite compares text as BINARY, PostgreSQL's text columns are COLLATE "C" (postgres.ts): UTF-8's bytes.
+    textOrder: 'code-point',
     repository: (collection) => outside.repository(collection),
     transaction: (work) => disk.watch(() => engine.transaction((connection) => work(scopeIn(connection)))),
     bulkInsert: (collection, work, options = {}) =>
