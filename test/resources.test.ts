@@ -261,4 +261,24 @@ describe('declarations that would leak', () => {
       'vaults.secret is both hidden and searchable: a hidden field is never answered, so `q` must not find records by what it holds; drop searchable (or hidden)',
     );
   });
+
+  it('an order no list could be asked for (a hidden field, a JSON one) is refused when declared, saying why', () => {
+    const notes = (options: { sort?: string; sorts?: string[] }) => () =>
+      defineCollection({
+        name: 'notes',
+        fields: { title: field.text(), rank: field.integer({ hidden: true }), meta: field.json() },
+        ...options,
+      });
+    // Before, such a collection was declared, and every list of it (or in that order) was refused.
+    expect(notes({ sort: '-rank' })).toThrow(
+      'collection "notes" cannot sort by "rank": it is hidden, and a list never sorts by what it does not answer; sort by another field, or drop hidden',
+    );
+    expect(notes({ sorts: ['title,rank'] })).toThrow(
+      'collection "notes" declares the sort "title,rank", but cannot sort by "rank": it is hidden',
+    );
+    expect(notes({ sort: 'meta' })).toThrow(
+      'collection "notes" cannot sort by "meta": it is a json field, which lists do not sort by; sort by another field',
+    );
+    expect(notes({ sort: '-title', sorts: ['-title,createdAt'] })).not.toThrow();
+  });
 });

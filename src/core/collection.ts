@@ -7,6 +7,7 @@ export const operations: readonly Operation[] = ['list', 'read', 'create', 'upda
 
 import { owns, type Access, type Ownership } from './access.js';
 import type { Caller } from './caller.js';
+import { kindOf } from './field-kinds/index.js';
 export type { Access } from './access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- fields of every value type
@@ -286,11 +287,23 @@ export function defineCollection<const F extends Fields>(
       `collection "${name}" has an owner rule but no field "${owner}": add ${owner}: field.reference('users', { readOnly: true }) (or name another with owner:)`,
     );
   }
+  /** Why lists cannot be sorted by one of its fields (every list asking for that order would be refused). */
+  const unsortable = (field: string): string | undefined => {
+    const definition = fields[field];
+    if (!definition) return undefined;
+    if (definition.hidden)
+      return `cannot sort by "${field}": it is hidden, and a list never sorts by what it does not answer; sort by another field, or drop hidden`;
+    if (!kindOf(definition.kind).sortable)
+      return `cannot sort by "${field}": it is a ${definition.kind} field, which lists do not sort by; sort by another field`;
+    return undefined;
+  };
   const sort = options.sort ?? '-createdAt';
   const sortField = sort.replace(/^-/, '');
   if (!(sortField in fields) && !reserved.has(sortField)) {
     throw new Error(`collection "${name}" sorts by "${sortField}", which is not one of its fields`);
   }
+  const sortRefused = unsortable(sortField);
+  if (sortRefused) throw new Error(`collection "${name}" ${sortRefused}`);
   for (const order of options.sorts ?? []) {
     const keys = order.split(',').map((key) => key.replace(/^-/, ''));
     const unknown = keys.find((key) => !(key in fields) && !reserved.has(key));
@@ -299,6 +312,8 @@ export function defineCollection<const F extends Fields>(
         `collection "${name}" declares the sort "${order}": use up to 3 of its fields, each once, "-" for descending, comma-separated${unknown !== undefined ? ` ("${unknown}" is not one of its fields)` : ''}`,
       );
     }
+    const refused = keys.map(unsortable).find((reason) => reason !== undefined);
+    if (refused) throw new Error(`collection "${name}" declares the sort "${order}", but ${refused}`);
   }
   let schemas: CollectionDefinition<F>['schemas'] | undefined;
   const fieldsWhere = (test: (definition: F[keyof F]) => boolean): string[] =>
