@@ -9,7 +9,13 @@ import {
 } from '../src/client/index.js';
 import { booksModule, type books } from '../src/modules/books/index.js';
 import { usersModule, type users } from '../src/modules/users/index.js';
-import { defineCollection, field, type FieldDefinition, type Storage } from '../src/core/internal.js';
+import {
+  defineCollection,
+  field,
+  type FieldDefinition,
+  type RecordOf,
+  type Storage,
+} from '../src/core/internal.js';
 import { adminToken } from './helpers/in-process.js';
 import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
 
@@ -469,6 +475,9 @@ describe('berth/client over socket.io', () => {
       | 'at'
     >();
     expectTypeOf<PlainItem['tags']>().toEqualTypeOf<Array<'x' | 'y'>>();
+    // Any JSON value: unknown (the caller narrows it), not any, on both sides.
+    expectTypeOf<PlainItem['anything']>().toEqualTypeOf<unknown>();
+    expectTypeOf<RecordOf<typeof _plain.fields>['anything']>().toEqualTypeOf<unknown>();
     expectTypeOf<PlainItem['shaped']>().toEqualTypeOf<{ dark: boolean }>();
     expectTypeOf<PlainItem['shapedPrivate']>().toEqualTypeOf<{ dark: boolean } | undefined>();
     expectTypeOf<PlainItem['kind']>().toEqualTypeOf<'a' | 'b'>();

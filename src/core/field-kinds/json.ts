@@ -20,11 +20,13 @@ function holdsNoNul(value: unknown): boolean {
 }
 
 /** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
-export function jsonField<T = unknown>(schema?: z.ZodType<T>): FieldDefinition<T, true, false, 'everyone'>;
+export function jsonField<T = unknown>(
+  schema?: z.ZodType<T>,
+): FieldDefinition<NoInfer<T>, true, false, 'everyone'>;
 export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOptions<T>>(
   schema: z.ZodType<T> | undefined,
   options: O,
-): FieldDefinition<T, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
+): FieldDefinition<NoInfer<T>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function jsonField<T>(schema?: z.ZodType<T>, options: CommonOptions<T> = {}): FieldDefinition<T> {
   const values = (schema ?? z.json()) as z.ZodType<T>;
   return build('json', values.refine(holdsNoNul, noNulMessage) as z.ZodType<T>, options);
