@@ -181,6 +181,35 @@ describe('berth/client live queries against the server', () => {
     socket.disconnect();
   });
 
+  it('a result read again from the database, which holds later writes too (one transaction), ends where GET is', async () => {
+    const server = await startRealtimeServer({ modules: [tasksModule] });
+    const socket = reconnectingSocket(server.url);
+    const client = createClient({ socket });
+    const made: Record<string, { id: string }> = {};
+    for (const [title, due] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const)
+      made[title] = (await call(server.url, 'POST', '/tasks', { title, due }))!;
+    const query = 'sort=due&limit=3';
+    const open = client.live<typeof tasks>('tasks', query);
+    await open.ready;
+    const titles = () => open.items.map(({ title }) => title);
+    expect(titles()).toEqual(['a', 'b', 'c']);
+    // a moves from first to last of a full result: the server reads the result again, after the transaction
+    // committed, so that read holds b's change too (whose own event then changes nothing).
+    await server.storage.transaction(async (tx) => {
+      await tx.repository(tasks).update(made.a!.id, { due: 10 });
+      await tx.repository(tasks).update(made.b!.id, { due: 12 });
+    });
+    await expect.poll(titles).toEqual(['c', 'a', 'b']);
+    expect(open.items).toEqual(await listed(server.url, query));
+    open.close();
+    client.close();
+    socket.disconnect();
+  });
+
   it('a query the server refuses rejects ready, with its reason and field errors', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });
     const socket = reconnectingSocket(server.url);

@@ -218,7 +218,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
     live.outbox.push({ what, payload, seq });
   /**
    * A record that entered or changed, with its place: the record before it in the result now, which the client
-   * puts it after (it need not know the order's values: a hidden field's, say).
+   * puts it after (it need not order values as the database does: text past U+FFFF, say).
    */
   const emitPlaced = (
     live: LiveQuery,
@@ -259,11 +259,15 @@ export function createLiveQueries(options: LiveQueryOptions) {
     return items.map((item) => collection.present(item as never) as AnyRecord);
   };
 
-  /** Reads the result again and tells the client what differs (a record left and the next one is pulled in). */
-  const refill = async (live: LiveQuery, seq: number | undefined): Promise<void> => {
+  /**
+   * Reads the result again and tells the client what differs (a record left and the next one is pulled in).
+   * `held`: the version the client holds of a record whose change the result has taken but not yet sent.
+   */
+  const refill = async (live: LiveQuery, seq: number | undefined, held?: AnyRecord): Promise<void> => {
     const index = indexOf(live.topic);
     const fresh = await read(live);
     const before = new Map(live.items.map((item) => [item.id, item]));
+    if (held) before.set(held.id, held);
     const after = new Set(fresh.map((item) => item.id));
     for (const item of live.items) {
       if (after.has(item.id)) continue;
@@ -271,13 +275,14 @@ export function createLiveQueries(options: LiveQueryOptions) {
       emit(live, 'leave', { id: item.id }, seq);
     }
     live.items = fresh;
-    // In the result's order: each one's place (the record before it) is in the client's result by then.
+    // In the result's order, every record the client holds otherwise than the database (the read also sees
+    // writes after `seq`) told again: each one's place, the record before it, is where the client has it by then.
     for (const item of fresh) {
       const was = before.get(item.id);
       if (!was) {
         join(index, item.id, live);
         emitPlaced(live, 'enter', item, seq);
-      } else if (was.updatedAt !== item.updatedAt) emitPlaced(live, 'change', item, seq);
+      } else if (!sameRecord(was, item)) emitPlaced(live, 'change', item, seq);
     }
   };
 
@@ -325,9 +330,8 @@ export function createLiveQueries(options: LiveQueryOptions) {
     // It is last in a full result and moved down (from before the end, or further down from the end): a record
     // it passed may lie beyond the result, which only the database knows.
     if (full && moved === live.items.length - 1 && live.byOrder(record, before!) > 0) {
-      await refill(live, event.seq);
-      // Still in it after the database had its say: changed (else the refill said it left).
-      if (live.items.some((item) => item.id === id)) emitPlaced(live, 'change', record, event.seq);
+      // The refill tells its change, in its order (the client holds it as it was), or that it left.
+      await refill(live, event.seq, before);
       return;
     }
     emitPlaced(live, 'change', record, event.seq);
