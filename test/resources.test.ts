@@ -280,5 +280,14 @@ describe('declarations that would leak', () => {
       'collection "notes" cannot sort by "meta": it is a json field, which lists do not sort by; sort by another field',
     );
     expect(notes({ sort: '-title', sorts: ['-title,createdAt'] })).not.toThrow();
+    // Without a list, only its own code lists it, in the order it asks the storage for.
+    expect(() =>
+      defineCollection({
+        name: 'ranks',
+        fields: { rank: field.integer({ hidden: true }) },
+        sort: '-rank',
+        operations: ['read'],
+      }),
+    ).not.toThrow();
   });
 });

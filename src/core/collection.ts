@@ -287,10 +287,14 @@ export function defineCollection<const F extends Fields>(
       `collection "${name}" has an owner rule but no field "${owner}": add ${owner}: field.reference('users', { readOnly: true }) (or name another with owner:)`,
     );
   }
-  /** Why lists cannot be sorted by one of its fields (every list asking for that order would be refused). */
+  /**
+   * Why its list cannot be sorted by one of its fields (every list asking for that order would be refused); a
+   * collection without one (`operations`) may sort as its own code lists it.
+   */
+  const listed = (options.operations ?? operations).includes('list');
   const unsortable = (field: string): string | undefined => {
     const definition = fields[field];
-    if (!definition) return undefined;
+    if (!definition || !listed) return undefined;
     if (definition.hidden)
       return `cannot sort by "${field}": it is hidden, and a list never sorts by what it does not answer; sort by another field, or drop hidden`;
     if (!kindOf(definition.kind).sortable)
