@@ -62,6 +62,42 @@ describe.each(engines)('values storage cannot take, on %s', (_engine, open) => {
     ).toBe(201);
   });
 
+  it('a lone surrogate (half of a UTF-16 pair) in a body is a 422 naming where, never kept otherwise than given', async () => {
+    const { request } = await instantiate(app, { driver: await open() });
+    const lone =
+      'must not contain a lone surrogate (half of a UTF-16 pair, \\uD800 to \\uDFFF, without the other): it is no character';
+    const posted = async (path: string, json: object) => {
+      const response = await request(path, { method: 'POST', json });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    // JSON's escapes write what UTF-8 cannot carry: before, SQLite read back U+FFFD in its place, and
+    // PostgreSQL wrote U+FFFD in text and answered a 500 for JSON.
+    expect(await posted('/notes', { title: 'a\uD800b' })).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'body.title', message: lone }] },
+    });
+    expect(await posted('/notes', { title: 'end \uDE00' })).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'body.title', message: lone }] },
+    });
+    expect(await posted('/notes', { title: 'fine', data: { 'k\uD83D': 1 } })).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'body.data', message: lone }] },
+    });
+    expect(await posted('/notes', { title: 'fine', data: ['x', { deep: 'y\uDFFF' }] })).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'body.data', message: lone }] },
+    });
+    // A whole pair (a character past U+FFFF) goes in and comes back as it was.
+    const whole = await posted('/notes', { title: 'smile \u{1F600}', data: { '\u{1F600}': '\u{1F680}' } });
+    expect(whole.status).toBe(201);
+    const read = (await (await request(`/notes/${whole.body.id as string}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(read).toMatchObject({ title: 'smile \u{1F600}', data: { '\u{1F600}': '\u{1F680}' } });
+  });
+
   it('a cursor whose values are not of their sort keys’ kinds is a 422, never a 500', async () => {
     const { request } = await instantiate(app, { driver: await open() });
     const message = 'not a cursor of this list: use the "next" link of the page before, with the same sort';

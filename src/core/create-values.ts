@@ -2,7 +2,13 @@ import { z } from 'zod';
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
 import { fieldErrors } from './field-errors.js';
-import { datetimeSchema, hasNoNul, noNulMessage } from './fields.js';
+import {
+  datetimeSchema,
+  hasNoLoneSurrogate,
+  hasNoNul,
+  loneSurrogateMessage,
+  noNulMessage,
+} from './fields.js';
 
 /** Parses with a schema; a failure is a 422 listing every field that failed. */
 export function validated<T>(schema: z.ZodType<T>, value: unknown, collection: string): T {
@@ -52,7 +58,8 @@ const idSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(100, 'must be at most 100 characters')
-  .refine(hasNoNul, noNulMessage);
+  .refine(hasNoNul, noNulMessage)
+  .refine(hasNoLoneSurrogate, loneSurrogateMessage);
 const stamps = z.strictObject({
   id: idSchema.optional(),
   createdAt: (datetimeSchema as z.ZodType<string>).optional(),

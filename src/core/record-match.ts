@@ -70,7 +70,10 @@ export function testOf(plan: RecordTest): (row: Record<string, unknown>) => bool
 const rankByCodePoint = (unit: number): number =>
   unit < 0xd800 ? unit : unit <= 0xdfff ? unit + 0x2000 : unit - 0x800;
 
-/** Two texts by code point, as UTF-8's bytes compare (`<` compares UTF-16 units). */
+/**
+ * Two texts by code point, as UTF-8's bytes compare (`<` compares UTF-16 units). For well-formed text: a
+ * lone surrogate is refused before it is stored (field-kinds/common.ts).
+ */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

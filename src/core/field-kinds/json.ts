@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { FieldDefinition } from '../fields.js';
 import {
   build,
+  hasNoLoneSurrogate,
   hasNoNul,
+  loneSurrogateMessage,
   noNulMessage,
   type CommonOptions,
   type DefaultedOf,
@@ -11,12 +13,12 @@ import {
 } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
-/** A JSON value none of whose strings (keys included) holds the NUL character. */
-function holdsNoNul(value: unknown): boolean {
-  if (typeof value === 'string') return hasNoNul(value);
+/** Whether every string of a JSON value (keys included) passes `test`. */
+function everyString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
   if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every(holdsNoNul);
-  return Object.entries(value).every(([key, inner]) => hasNoNul(key) && holdsNoNul(inner));
+  if (Array.isArray(value)) return value.every((inner) => everyString(inner, test));
+  return Object.entries(value).every(([key, inner]) => test(key) && everyString(inner, test));
 }
 
 /** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
@@ -29,7 +31,10 @@ export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOption
 ): FieldDefinition<NoInfer<T>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function jsonField<T>(schema?: z.ZodType<T>, options: CommonOptions<T> = {}): FieldDefinition<T> {
   const values = (schema ?? z.json()) as z.ZodType<T>;
-  return build('json', values.refine(holdsNoNul, noNulMessage) as z.ZodType<T>, options);
+  const storable = values
+    .refine((value) => everyString(value, hasNoNul), noNulMessage)
+    .refine((value) => everyString(value, hasNoLoneSurrogate), loneSurrogateMessage);
+  return build('json', storable as z.ZodType<T>, options);
 }
 
 /** A JSON value: kept as its text (SQLite) or JSONB; lists are neither filtered nor sorted by it. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   build,
+  hasNoLoneSurrogate,
   hasNoNul,
+  loneSurrogateMessage,
   noNulMessage,
   textCursor,
   textFilter,
@@ -19,7 +21,12 @@ export function referenceField<O extends CommonOptions<string> & { onDelete?: On
   const target = typeof collection === 'string' ? collection : collection.name;
   return build(
     'reference',
-    z.string().min(1).max(100).refine(hasNoNul, noNulMessage),
+    z
+      .string()
+      .min(1)
+      .max(100)
+      .refine(hasNoNul, noNulMessage)
+      .refine(hasNoLoneSurrogate, loneSurrogateMessage),
     { indexed: true, ...options },
     { references: target, onDelete: options.onDelete ?? 'restrict' },
   );

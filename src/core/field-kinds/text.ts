@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   build,
+  hasNoLoneSurrogate,
   hasNoNul,
+  loneSurrogateMessage,
   noNulMessage,
   textCursor,
   textFilter,
@@ -35,7 +37,7 @@ export function textField<O extends TextOptions = NoOptions>(options: O = {} as 
   if (options.format === 'email') text = text.regex(z.regexes.email, 'must be an email address');
   if (options.pattern)
     text = text.regex(options.pattern, options.patternMessage ?? `must match ${options.pattern}`);
-  text = text.refine(hasNoNul, noNulMessage);
+  text = text.refine(hasNoNul, noNulMessage).refine(hasNoLoneSurrogate, loneSurrogateMessage);
   const schema: z.ZodType<string> = options.format === 'url' ? text.pipe(z.url('must be a URL')) : text;
   return build('text', schema, options, { searchable: options.searchable === true });
 }
