@@ -288,14 +288,15 @@ export function defineCollection<const F extends Fields>(
     );
   }
   /**
-   * Why its list cannot be sorted by one of its fields (every list asking for that order would be refused); a
-   * collection without one (`operations`) may sort as its own code lists it.
+   * Why it cannot be sorted by one of its fields: a kind no storage orders (its index would leave records out),
+   * or a hidden field when it has a list (every list asking for that order would be refused; a collection without
+   * one, `operations`, is listed by its own code).
    */
   const listed = (options.operations ?? operations).includes('list');
   const unsortable = (field: string): string | undefined => {
     const definition = fields[field];
-    if (!definition || !listed) return undefined;
-    if (definition.hidden)
+    if (!definition) return undefined;
+    if (definition.hidden && listed)
       return `cannot sort by "${field}": it is hidden, and a list never sorts by what it does not answer; sort by another field, or drop hidden`;
     if (!kindOf(definition.kind).sortable)
       return `cannot sort by "${field}": it is a ${definition.kind} field, which lists do not sort by; sort by another field`;

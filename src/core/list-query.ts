@@ -1,6 +1,6 @@
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
-import { textProblem, type FieldKind } from './fields.js';
+import { hasNoNul, noNulMessage, type FieldKind } from './fields.js';
 import { fieldKinds, kindOf, type FieldKindSpec } from './field-kinds/index.js';
 import type { Condition, ListQuery } from './storage.js';
 
@@ -212,7 +212,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     if (key === 'q') {
       const trimmed = value.trim();
       if (trimmed.length === 0 || trimmed.length > 200) fail(given, 'use 1 to 200 characters');
-      else if (textProblem(trimmed)) fail(given, textProblem(trimmed)!);
+      else if (!hasNoNul(trimmed)) fail(given, noNulMessage);
       else if (collection.searchable.length === 0) fail(given, `${collection.name} has no searchable fields`);
       else text = trimmed;
       continue;
@@ -239,9 +239,9 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     // Text's `contains` takes any text (a substring); every other value is parsed by its kind.
     const parsed =
       op === 'contains' && field.kind.kind === 'text'
-        ? textProblem(value) === undefined
+        ? hasNoNul(value)
           ? value
-          : { error: textProblem(value)! }
+          : { error: noNulMessage }
         : field.kind.parseFilter(value, field);
     if (typeof parsed === 'object') fail(given, parsed.error);
     else where.push({ field: match[1]!, op, value: parsed });

@@ -83,29 +83,24 @@ export const noNulMessage = 'must not contain the NUL character (U+0000)';
 /** Half of a UTF-16 pair without the other (under the u flag a whole pair is one code point, never matched). */
 const loneSurrogate = /\p{Cs}/u;
 /**
- * Text may not hold a lone surrogate (U+D800–U+DFFF alone, which JSON's
- * `\uD800` can write): it is no character, UTF-8 cannot carry it, and no
- * driver keeps it as given (SQLite reads back U+FFFD, PostgreSQL writes
- * U+FFFD in text and refuses it in JSON), so every driver refuses it alike.
+ * A value written may not hold a lone surrogate (U+D800–U+DFFF alone,
+ * which JSON's `\uD800` can write): it is no character and UTF-8 cannot
+ * carry it. SQLite reads a text field's back as U+FFFD, PostgreSQL writes
+ * U+FFFD in text and refuses it in JSON, so every driver refuses it alike
+ * (IndexedDB would keep it). What a list is asked for (a filter, `q`, a
+ * cursor) is only compared, never kept: there it passes.
  */
 export const hasNoLoneSurrogate = (text: string): boolean => !loneSurrogate.test(text);
 export const loneSurrogateMessage =
   'must not contain a lone surrogate (half of a UTF-16 pair, \\uD800 to \\uDFFF, without the other): it is no character';
 
-/** What a database cannot keep of this text as given (the NUL character, a lone surrogate), or undefined. */
-export const textProblem = (text: string): string | undefined =>
-  !hasNoNul(text) ? noNulMessage : hasNoLoneSurrogate(text) ? undefined : loneSurrogateMessage;
-
-/** A filter value that is text as given: at most 1000 characters, no NUL, no lone surrogate. */
-export const textFilter = (text: string): FilterValue => {
-  if (text.length > 1000) return { error: 'at most 1000 characters' };
-  const problem = textProblem(text);
-  return problem ? { error: problem } : text;
-};
+/** A filter value that is text as given: at most 1000 characters, no NUL. */
+export const textFilter = (text: string): FilterValue =>
+  text.length > 1000 ? { error: 'at most 1000 characters' } : hasNoNul(text) ? text : { error: noNulMessage };
 
 /** A cursor value of a kind stored as text. */
 export const textCursor = (value: unknown): boolean =>
-  typeof value === 'string' && value.length <= 1000 && textProblem(value) === undefined;
+  typeof value === 'string' && value.length <= 1000 && hasNoNul(value);
 
 /** Stored as it is in both SQL dialects, in a column of this type. */
 export const plainColumn = (type: string) => ({ type });
