@@ -46,7 +46,7 @@ const liveMeta: JsonSchema = {
     after: {
       type: ['string', 'null'],
       description:
-        'On an enter or a change: the id of the record before it in the result, null when it is first (put it there; its order may rest on fields the caller does not see).',
+        'On an enter or a change: the id of the record before it in the result, null when it is first (put it there: the database may order values otherwise than the client would, text past U+FFFF say).',
     },
     more: {
       type: 'boolean',

@@ -288,8 +288,8 @@ export function defineCollection<const F extends Fields>(
     );
   }
   /**
-   * Why it cannot be sorted by one of its fields: a kind no storage orders (its index would leave records out),
-   * or a hidden field when it has a list (every list asking for that order would be refused; a collection without
+   * Why it cannot be sorted by one of its fields: a kind lists never sort by (JSON, a multi-valued enum), or a
+   * hidden field when it has a list (every list asking for that order would be refused; a collection without
    * one, `operations`, is listed by its own code).
    */
   const listed = (options.operations ?? operations).includes('list');
