@@ -91,7 +91,7 @@ export function createLiveResult<R extends { id: string }>(query: string): LiveR
       if (ordered) compare = comparing(orderOfSort(kept.sort!));
       if (typeof kept.limit === 'number' && Number.isSafeInteger(kept.limit) && kept.limit >= 1)
         limit = kept.limit;
-      // The server's order stands as it sent it: it may rest on values the caller does not see.
+      // The server's order stands as it sent it: the database's, which comparing here need not match.
       items = (ordered ? [...snapshot] : [...snapshot].sort(compare)).slice(0, limit);
       seq = snapshotAt = at;
     },

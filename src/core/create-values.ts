@@ -2,13 +2,7 @@ import { z } from 'zod';
 import type { CollectionDefinition } from './collection.js';
 import { BerthError, type FieldError } from './errors.js';
 import { fieldErrors } from './field-errors.js';
-import {
-  datetimeSchema,
-  hasNoLoneSurrogate,
-  hasNoNul,
-  loneSurrogateMessage,
-  noNulMessage,
-} from './fields.js';
+import { datetimeSchema, writtenText } from './fields.js';
 
 /** Parses with a schema; a failure is a 422 listing every field that failed. */
 export function validated<T>(schema: z.ZodType<T>, value: unknown, collection: string): T {
@@ -53,13 +47,10 @@ export interface ImportedRecord {
   updatedAt?: string;
 }
 
-/** An id as a path takes it: 1 to 100 characters, no NUL. */
-const idSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
-  .refine(hasNoNul, noNulMessage)
-  .refine(hasNoLoneSurrogate, loneSurrogateMessage);
+/** An id as a path takes it: 1 to 100 characters, no NUL, no lone surrogate. */
+const idSchema = writtenText(
+  z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+);
 const stamps = z.strictObject({
   id: idSchema.optional(),
   createdAt: (datetimeSchema as z.ZodType<string>).optional(),

@@ -11,7 +11,7 @@ import { referenceField } from './field-kinds/reference.js';
 import { textField } from './field-kinds/text.js';
 
 export type { FieldKind } from './field-kinds/kind.js';
-export { hasNoLoneSurrogate, hasNoNul, loneSurrogateMessage, noNulMessage } from './field-kinds/common.js';
+export { hasNoNul, noNulMessage, writtenText } from './field-kinds/common.js';
 export { datetimeSchema } from './field-kinds/datetime.js';
 
 /** What happens to records that reference one being deleted. */

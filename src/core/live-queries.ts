@@ -217,16 +217,16 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const emit = (live: LiveQuery, what: 'leave', payload: { id: string }, seq: number | undefined) =>
     live.outbox.push({ what, payload, seq });
   /**
-   * A record that entered or changed, with its place: the record before it in the result now, which the client
-   * puts it after (it need not order values as the database does: text past U+FFFF, say).
+   * The record at `at` in the result, which entered or changed, with its place: the record before it, which the
+   * client puts it after (it need not order values as the database does: text past U+FFFF, say).
    */
   const emitPlaced = (
     live: LiveQuery,
     what: 'enter' | 'change',
-    record: AnyRecord,
+    at: number,
     seq: number | undefined,
   ): void => {
-    const at = live.items.findIndex((item) => item.id === record.id);
+    const record = live.items[at]!;
     live.outbox.push({
       what,
       payload: seen(live, record),
@@ -277,13 +277,13 @@ export function createLiveQueries(options: LiveQueryOptions) {
     live.items = fresh;
     // In the result's order, every record the client holds otherwise than the database (the read also sees
     // writes after `seq`) told again: each one's place, the record before it, is where the client has it by then.
-    for (const item of fresh) {
+    fresh.forEach((item, at) => {
       const was = before.get(item.id);
       if (!was) {
         join(index, item.id, live);
-        emitPlaced(live, 'enter', item, seq);
-      } else if (!sameRecord(was, item)) emitPlaced(live, 'change', item, seq);
-    }
+        emitPlaced(live, 'enter', at, seq);
+      } else if (!sameRecord(was, item)) emitPlaced(live, 'change', at, seq);
+    });
   };
 
   /** One change, applied to one live query's result. */
@@ -305,9 +305,9 @@ export function createLiveQueries(options: LiveQueryOptions) {
       const last = live.items[live.items.length - 1];
       // Past the end of a full result: not in it.
       if (full && last && live.byOrder(record, last) > 0) return;
-      insert(live, record);
+      const entered = insert(live, record);
       join(index, id, live);
-      emitPlaced(live, 'enter', record, event.seq);
+      emitPlaced(live, 'enter', entered, event.seq);
       if (live.items.length > live.limit) {
         const pushed = live.items.pop()!;
         part(index, pushed.id, live);
@@ -334,7 +334,7 @@ export function createLiveQueries(options: LiveQueryOptions) {
       await refill(live, event.seq, before);
       return;
     }
-    emitPlaced(live, 'change', record, event.seq);
+    emitPlaced(live, 'change', moved, event.seq);
   };
 
   /** Puts a record in its place in the result; answers where. */

@@ -94,6 +94,10 @@ export const hasNoLoneSurrogate = (text: string): boolean => !loneSurrogate.test
 export const loneSurrogateMessage =
   'must not contain a lone surrogate (half of a UTF-16 pair, \\uD800 to \\uDFFF, without the other): it is no character';
 
+/** A text schema that takes only what every driver keeps as given: no NUL, no lone surrogate. */
+export const writtenText = (text: z.ZodString): z.ZodString =>
+  text.refine(hasNoNul, noNulMessage).refine(hasNoLoneSurrogate, loneSurrogateMessage);
+
 /** A filter value that is text as given: at most 1000 characters, no NUL. */
 export const textFilter = (text: string): FilterValue =>
   text.length > 1000 ? { error: 'at most 1000 characters' } : hasNoNul(text) ? text : { error: noNulMessage };

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  build,
-  hasNoLoneSurrogate,
-  hasNoNul,
-  loneSurrogateMessage,
-  noNulMessage,
-  textCursor,
-  textFilter,
-  type CommonOptions,
-  type NoOptions,
-} from './common.js';
+import { build, writtenText, textCursor, textFilter, type CommonOptions, type NoOptions } from './common.js';
 import type { OnDelete } from '../fields.js';
 import type { FieldKindSpec } from './kind.js';
 
@@ -21,12 +11,7 @@ export function referenceField<O extends CommonOptions<string> & { onDelete?: On
   const target = typeof collection === 'string' ? collection : collection.name;
   return build(
     'reference',
-    z
-      .string()
-      .min(1)
-      .max(100)
-      .refine(hasNoNul, noNulMessage)
-      .refine(hasNoLoneSurrogate, loneSurrogateMessage),
+    writtenText(z.string().min(1).max(100)),
     { indexed: true, ...options },
     { references: target, onDelete: options.onDelete ?? 'restrict' },
   );

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  build,
-  hasNoLoneSurrogate,
-  hasNoNul,
-  loneSurrogateMessage,
-  noNulMessage,
-  textCursor,
-  textFilter,
-  type CommonOptions,
-  type NoOptions,
-} from './common.js';
+import { build, writtenText, textCursor, textFilter, type CommonOptions, type NoOptions } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
 export interface TextOptions extends CommonOptions<string> {
@@ -37,7 +27,7 @@ export function textField<O extends TextOptions = NoOptions>(options: O = {} as 
   if (options.format === 'email') text = text.regex(z.regexes.email, 'must be an email address');
   if (options.pattern)
     text = text.regex(options.pattern, options.patternMessage ?? `must match ${options.pattern}`);
-  text = text.refine(hasNoNul, noNulMessage).refine(hasNoLoneSurrogate, loneSurrogateMessage);
+  text = writtenText(text);
   const schema: z.ZodType<string> = options.format === 'url' ? text.pipe(z.url('must be a URL')) : text;
   return build('text', schema, options, { searchable: options.searchable === true });
 }
