@@ -13,12 +13,15 @@ import {
 } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
-/** Whether every string of a JSON value (keys included) passes `test`. */
-function everyString(value: unknown, test: (text: string) => boolean): boolean {
-  if (typeof value === 'string') return test(value);
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every((inner) => everyString(inner, test));
-  return Object.entries(value).every(([key, inner]) => test(key) && everyString(inner, test));
+/** What the strings of a JSON value (keys included) hold that a value written may not: one walk, each message once. */
+function unwritable(value: unknown, found: Set<string>): Set<string> {
+  if (typeof value === 'string') {
+    if (!hasNoNul(value)) found.add(noNulMessage);
+    if (!hasNoLoneSurrogate(value)) found.add(loneSurrogateMessage);
+  } else if (Array.isArray(value)) for (const inner of value) unwritable(inner, found);
+  else if (typeof value === 'object' && value !== null)
+    for (const [key, inner] of Object.entries(value)) unwritable(inner, unwritable(key, found));
+  return found;
 }
 
 /** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
@@ -31,9 +34,11 @@ export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOption
 ): FieldDefinition<NoInfer<T>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function jsonField<T>(schema?: z.ZodType<T>, options: CommonOptions<T> = {}): FieldDefinition<T> {
   const values = (schema ?? z.json()) as z.ZodType<T>;
-  const storable = values
-    .refine((value) => everyString(value, hasNoNul), noNulMessage)
-    .refine((value) => everyString(value, hasNoLoneSurrogate), loneSurrogateMessage);
+  const storable = values.superRefine((value, context) => {
+    const found = unwritable(value, new Set());
+    for (const message of [noNulMessage, loneSurrogateMessage])
+      if (found.has(message)) context.addIssue({ code: 'custom', message });
+  });
   return build('json', storable as z.ZodType<T>, options);
 }
 
