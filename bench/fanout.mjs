@@ -7,9 +7,9 @@
 //    subscribers, its events WebSocket's subscribers, its plain WebSocket /chat, the bare server's WebSockets);
 //    1 and 2 also for a bare socket.io server (bench/servers/raw-socket-io-fanout.mjs): how much of the gap
 //    to bare ws is socket.io's own;
-// 3. the first write after BENCH_FANOUT_QUIET seconds (default 65) without one, when each subscriber's
+// 3. the first write after BENCH_FANOUT_QUIET seconds (default 65) without one, when each Berth subscriber's
 //    credential is due to be checked again, beside the p50 of the writes before it: admin-token subscribers,
-//    then one user's.
+//    one user's, and the bare socket.io and ws servers (which check nothing: what a quiet costs any server).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,27 +134,77 @@ const variants = {
   },
 };
 
-/** Subscribers of `who`, writes as in the fan-out, then the quiet and one write more. */
-async function afterQuiet(running, who, plan) {
-  // No heap snapshots: the memory figures are the rounds' above.
-  const measured = await drive(running, {
-    transport: 'socket.io',
-    writes,
-    quietSeconds: quiet,
-    snapshots: undefined,
-    ...plan,
+/**
+ * The first write after the quiet, on each server: Berth with admin-token subscribers, with one user's (each
+ * due to be checked again meanwhile), and the bare servers, which check nothing: what the quiet costs any
+ * server on this machine (its caches, the kernel's sockets gone cold).
+ */
+const quietVariants = {
+  'berth, admin token': {
+    script: berthCommand,
+    args: ['start'],
+    plan: async () => ({ transport: 'socket.io', token }),
+  },
+  'berth, one user’s token': {
+    script: berthCommand,
+    args: ['start'],
+    plan: async (url) => ({ transport: 'socket.io', token: await userToken(url) }),
+  },
+  'bare socket.io (a room)': {
+    ...variants['bare socket.io (a room)'],
+    plan: async () => ({ transport: 'socket.io' }),
+  },
+  'bare ws': { ...variants['bare ws'], plan: async () => ({ transport: 'ws', path: '/' }) },
+};
+
+/** Subscribers on a server of its own, writes as in the fan-out, then the quiet and one write more. */
+async function afterQuiet({ script, args, plan }) {
+  const running = await server(script, args);
+  try {
+    // No heap snapshots: the memory figures are the rounds' above.
+    const measured = await drive(running, {
+      writes,
+      quietSeconds: quiet,
+      snapshots: undefined,
+      ...(await plan(running.url)),
+    });
+    return {
+      ...measured.quiet,
+      p50: measured.fanout.p50,
+      lost: measured.fanout.lost + measured.quiet.lost,
+      dropped: measured.dropped,
+    };
+  } finally {
+    await running.stop();
+  }
+}
+
+/** Rows of the quiet's table, median of the rounds; 'never' when no subscriber had the write. */
+async function quietRows() {
+  const results = Object.fromEntries(Object.keys(quietVariants).map((name) => [name, []]));
+  for (let round = 1; round <= rounds; round++)
+    for (const name of inRoundOrder(Object.keys(quietVariants), round)) {
+      const result = await afterQuiet(quietVariants[name]);
+      results[name].push(result);
+      process.stderr.write(
+        `fanout quiet round ${round} ${name}: p50 ${result.p50.toFixed(1)} ms, after the quiet ${result.first?.toFixed(1)} to ${result.last?.toFixed(1)} ms\n`,
+      );
+    }
+  return Object.entries(results).map(([name, each]) => {
+    const heard = each.filter((result) => result.last !== undefined);
+    const of = (pick) => (heard.length === each.length ? median(heard.map(pick)).toFixed(1) : 'never');
+    const ratios = heard.map((result) => result.last / result.p50);
+    return [
+      name,
+      median(each.map((result) => result.p50)).toFixed(1),
+      of((result) => result.first),
+      of((result) => result.last),
+      heard.length === each.length ? `${median(ratios).toFixed(2)}×` : '—',
+      ratios.map((ratio) => ratio.toFixed(2)).join(' '),
+      String(each.reduce((sum, result) => sum + result.lost, 0)),
+      String(each.reduce((sum, result) => sum + result.dropped, 0)),
+    ];
   });
-  const { fanout, quiet: first } = measured;
-  const cell = (ms) => (ms === undefined ? 'never' : ms.toFixed(1));
-  return [
-    who,
-    cell(fanout.p50),
-    cell(first.first),
-    cell(first.last),
-    first.last === undefined ? '—' : `${(first.last / fanout.p50).toFixed(2)}×`,
-    String(fanout.lost + first.lost),
-    String(measured.dropped),
-  ];
 }
 
 export async function benchFanout() {
@@ -254,19 +304,9 @@ export async function benchFanout() {
     }),
   ]);
 
-  // Quiet: one Berth, its admin-token subscribers, then one user's.
-  const running = await server(berthCommand, ['start']);
-  let quietRows;
-  try {
-    quietRows = [
-      await afterQuiet(running, 'berth, admin token', { token }),
-      await afterQuiet(running, 'berth, one user’s token', { token: await userToken(running.url) }),
-    ];
-  } finally {
-    await running.stop();
-  }
+  const quietTable = await quietRows();
   console.log(
-    `\nThe first write after ${quiet} s without one (each subscriber's credential due to be checked again), ${clients} socket.io subscribers\n`,
+    `\nThe first write after ${quiet} s without one (each Berth subscriber's credential due to be checked again meanwhile), ${clients} socket.io or ws subscribers, beside the bare servers (median of ${rounds === 1 ? 'one round' : `${rounds} rounds`})\n`,
   );
   table([
     [
@@ -275,9 +315,10 @@ export async function benchFanout() {
       'after the quiet: ms to the first',
       'ms to the last',
       'vs p50',
+      'each round',
       'lost',
       'dropped',
     ],
-    ...quietRows,
+    ...quietTable,
   ]);
 }

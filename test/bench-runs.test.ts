@@ -337,16 +337,24 @@ describe('npm run bench', () => {
       'after the quiet: ms to the first',
       'ms to the last',
       'vs p50',
+      'each round',
       'lost',
       'dropped',
     ]);
-    const after = rows.slice(quiet + 1, quiet + 3);
-    expect(after.map(([who]) => who)).toEqual(['berth, admin token', 'berth, one user’s token']);
-    for (const [who, p50, first, last, ratio, lost, dropped] of after) {
+    const after = rows.slice(quiet + 1, quiet + 5);
+    expect(after.map(([who]) => who)).toEqual([
+      'berth, admin token',
+      'berth, one user’s token',
+      'bare socket.io (a room)',
+      'bare ws',
+    ]);
+    for (const [who, p50, first, last, ratio, each, lost, dropped] of after) {
       expect(Number(p50), who).toBeGreaterThan(0);
       expect(Number(first), who).toBeGreaterThan(0);
       expect(Number(last), who).toBeGreaterThanOrEqual(Number(first));
       expect(ratio, who).toMatch(/^\d+\.\d\d×$/);
+      // One round: its ratio is the median.
+      expect(`${each}×`, who).toBe(ratio);
       expect([lost, dropped], who).toEqual(['0', '0']);
     }
   }, 180_000);
