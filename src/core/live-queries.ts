@@ -238,6 +238,8 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const flush = (live: LiveQuery): void => {
     const { outbox } = live;
     live.outbox = [];
+    // Replaced or dropped while its change was applied: it says nothing more (a replacement answered afresh).
+    if (!isCurrent(live)) return;
     outbox.forEach(({ what, payload, seq, after }, i) =>
       live.socket.emit(`${live.topic}:${what}`, payload, {
         seq,
@@ -266,6 +268,8 @@ export function createLiveQueries(options: LiveQueryOptions) {
   const refill = async (live: LiveQuery, seq: number | undefined, held?: AnyRecord): Promise<void> => {
     const index = indexOf(live.topic);
     const fresh = await read(live);
+    // Replaced or dropped while it was read: let go of already, it takes nothing back into the index.
+    if (!isCurrent(live)) return;
     const before = new Map(live.items.map((item) => [item.id, item]));
     if (held) before.set(held.id, held);
     const after = new Set(fresh.map((item) => item.id));
