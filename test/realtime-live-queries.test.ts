@@ -1,4 +1,4 @@
-import type { Socket } from 'socket.io-client';
+import { connect, type Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,6 +237,47 @@ describe('live queries', () => {
     await expect.poll(() => states[7]!.events).toEqual(['enter t7']);
     expect(states.filter((state) => state.events.length > 0)).toHaveLength(1);
     socket.disconnect();
+  });
+
+  it('the admin’s live query of a collection without a list, kept in order by a hidden field: told to give a sort, then answered', async () => {
+    const ranks = defineCollection({
+      name: 'ranks',
+      fields: { title: field.text(), rank: field.integer({ hidden: true }) },
+      sort: '-rank',
+      operations: ['create', 'read'],
+    });
+    const server = await startRealtimeServer({
+      modules: [defineModule({ name: 'ranks', collections: [ranks] })],
+    });
+    await server.storage.repository(ranks).create({ title: 'one', rank: 1 });
+    const socket = connect(server.url, {
+      transports: ['websocket'],
+      reconnection: false,
+      forceNew: true,
+      auth: { token: adminToken },
+    });
+    onTestFinished(() => void socket.disconnect());
+    await new Promise<void>((done) => socket.once('connect', () => done()));
+    const refused = (await socket.emitWithAck('subscribe', { topic: 'ranks', query: 'limit=5' })) as Ack;
+    expect(refused).toMatchObject({
+      ok: false,
+      errors: [
+        {
+          path: 'query.sort',
+          message: expect.stringMatching(
+            /^ranks keeps its records in order by "rank", which a list never sorts by \(it is hidden\): give a sort, by .*\btitle\b/,
+          ),
+        },
+      ],
+    });
+    const answered = (await socket.emitWithAck('subscribe', {
+      topic: 'ranks',
+      query: 'sort=title&limit=5',
+    })) as Ack;
+    expect(answered).toMatchObject({ ok: true, items: [{ title: 'one' }] });
+    // A sort asked for by name is refused as it was.
+    const named = (await socket.emitWithAck('subscribe', { topic: 'ranks', query: 'sort=rank' })) as Ack;
+    expect(JSON.stringify(named.errors)).toContain('ranks cannot be sorted by \\"rank\\": use');
   });
 
   it('with since, a result that still stands is not sent again (unchanged); after a change of its topic, a fresh one is', async () => {

@@ -290,7 +290,7 @@ export function defineCollection<const F extends Fields>(
   /**
    * Why it cannot be sorted by one of its fields: a kind lists never sort by (JSON, a multi-valued enum), or a
    * hidden field when it has a list (every list asking for that order would be refused; a collection without
-   * one, `operations`, is listed by its own code).
+   * one, `operations`, is listed by its own code, and the admin's live queries of it are told to give a sort).
    */
   const listed = (options.operations ?? operations).includes('list');
   const unsortable = (field: string): string | undefined => {

@@ -176,6 +176,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
   let offset = 0;
   let cursor: string | undefined;
   let sort = collection.sort;
+  let sortGiven = false;
   let text: string | undefined;
   let exactTotal = false;
 
@@ -219,6 +220,7 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     }
     if (key === 'sort') {
       sort = value;
+      sortGiven = true;
       continue;
     }
     const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\[([a-z]+)\])?$/.exec(key);
@@ -255,7 +257,13 @@ export function parseListQuery(collection: CollectionDefinition, search: URLSear
     const unknown = orderBy.find(({ field }) => !fields.get(field)?.kind.sortable);
     if (unknown) {
       const sortable = [...fields].filter(([, field]) => field.kind.sortable).map(([name]) => name);
-      fail('sort', `${collection.name} cannot be sorted by "${unknown.field}": use ${sortable.join(', ')}`);
+      fail(
+        'sort',
+        !sortGiven
+          ? // Its own order: a hidden field (allowed where no list but the admin's live queries reads it).
+            `${collection.name} keeps its records in order by "${unknown.field}", which a list never sorts by (it is hidden): give a sort, by ${sortable.join(', ')}`
+          : `${collection.name} cannot be sorted by "${unknown.field}": use ${sortable.join(', ')}`,
+      );
     }
   }
   let after: unknown[] | undefined;

@@ -87,8 +87,11 @@ const loneSurrogate = /\p{Cs}/u;
  * which JSON's `\uD800` can write): it is no character and UTF-8 cannot
  * carry it. SQLite reads a text field's back as U+FFFD, PostgreSQL writes
  * U+FFFD in text and refuses it in JSON, so every driver refuses it alike
- * (IndexedDB would keep it). What a list is asked for (a filter, `q`, a
- * cursor) is only compared, never kept: there it passes.
+ * (IndexedDB would keep it). What a list is asked for is only compared,
+ * never kept: a filter or `q` cannot hold one (a query string's decoding
+ * makes it U+FFFD), a cursor can (its JSON) and passes, compared as
+ * U+FFFD on SQLite and PostgreSQL, as itself on IndexedDB (whose records
+ * may hold one from before).
  */
 export const hasNoLoneSurrogate = (text: string): boolean => !loneSurrogate.test(text);
 export const loneSurrogateMessage =

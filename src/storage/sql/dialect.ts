@@ -20,14 +20,14 @@ export interface SqlDialect {
   /**
    * A column as lists order it and compare it with `<` and `>` (sorts,
    * cursors, ranges, the indexes that serve them): in code point order on
-   * every engine, the order live queries and `berth/client` keep in
-   * JavaScript. SQLite's text is (BINARY); PostgreSQL's follows the
+   * every engine, the order the server's live queries keep (the driver's
+   * `textOrder`). SQLite's text is (BINARY); PostgreSQL's follows the
    * database's collation (where `apple` comes before `Cherry`) unless told
    * `COLLATE "C"`. Equality too, so that the same indexes serve it (a
    * deterministic collation's equality is the bytes'); `contains` keeps the
-   * column's own, whose case folding is the database's. (JavaScript compares
-   * UTF-16 units: characters past U+FFFF against U+E000–U+FFFF are the one
-   * difference.)
+   * column's own, whose case folding is the database's. (JavaScript's `<`
+   * compares UTF-16 units: characters past U+FFFF against U+E000–U+FFFF are
+   * the one difference, which `compareCodePoints` mends.)
    */
   ordered(column: string, spec: SqlColumnSpec): string;
   /** The id column's type and key, in the same order (`ordered`), so that its primary key serves lists by id. */
