@@ -464,47 +464,56 @@ describe('live queries', () => {
     socket.disconnect();
   });
 
-  it('a live query replaced while a full result is read again (one left it): the one replaced says nothing more, and a change comes once', async () => {
-    const server = await startRealtimeServer({ modules: [tasksModule] });
-    const made = await threeTasks(server.url);
-    const socket = await connectedSocket(server.url);
-    const query = 'sort=-due&limit=2';
-    const state = follow(socket, query, 2);
-    const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
-    expect(ack.items!.map((task) => task.title)).toEqual(['a', 'b']);
-    // Lists read slowly from here: the read of the result again waits, and the same query comes meanwhile.
-    const storage = server.storage;
-    const as = storage.as.bind(storage);
-    let reads = 0;
-    storage.as = (caller) =>
-      new Proxy(as(caller), {
-        get: (scoped, key, receiver) =>
-          key !== 'repository'
-            ? Reflect.get(scoped, key, receiver)
-            : (collection: typeof tasks) =>
-                new Proxy(scoped.repository(collection), {
-                  get: (repository, name, inner) =>
-                    name !== 'list'
-                      ? Reflect.get(repository, name, inner)
-                      : async (...args: Parameters<typeof repository.list>) => {
-                          reads++;
-                          await new Promise((done) => setTimeout(done, 300));
-                          return repository.list(...args);
-                        },
-                }),
-      });
-    await call(server.url, 'DELETE', `/tasks/${made.a!.id}`);
-    await expect.poll(() => reads).toBe(1);
-    const again = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
-    expect(again.items!.map((task) => task.title)).toEqual(['b', 'c']);
-    storage.as = as;
-    // The first one's read has ended meanwhile: it took nothing of its result back, and sent nothing.
-    await call(server.url, 'PATCH', `/tasks/${made.c!.id}`, { title: 'c!' });
-    await expect.poll(() => state.events).toEqual(['change c!']);
-    await new Promise((done) => setTimeout(done, 200));
-    expect(state.events).toEqual(['change c!']);
-    socket.disconnect();
-  });
+  it.each(['answers', 'fails'] as const)(
+    'a live query replaced while a full result is read again (one left it; the read %s): the one replaced says nothing more, and a change comes once',
+    async (outcome) => {
+      const server = await startRealtimeServer({ modules: [tasksModule] });
+      const made = await threeTasks(server.url);
+      const socket = await connectedSocket(server.url);
+      const query = 'sort=-due&limit=2';
+      const state = follow(socket, query, 2);
+      const errors: unknown[] = [];
+      socket.on('berth:error', (error: unknown) => void errors.push(error));
+      const ack = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+      expect(ack.items!.map((task) => task.title)).toEqual(['a', 'b']);
+      // Lists read slowly from here: the read of the result again waits, and the same query comes meanwhile.
+      const storage = server.storage;
+      const as = storage.as.bind(storage);
+      let reads = 0;
+      storage.as = (caller) =>
+        new Proxy(as(caller), {
+          get: (scoped, key, receiver) =>
+            key !== 'repository'
+              ? Reflect.get(scoped, key, receiver)
+              : (collection: typeof tasks) =>
+                  new Proxy(scoped.repository(collection), {
+                    get: (repository, name, inner) =>
+                      name !== 'list'
+                        ? Reflect.get(repository, name, inner)
+                        : async (...args: Parameters<typeof repository.list>) => {
+                            // The first is the result read again: it answers or fails (a connection lost) late.
+                            const first = ++reads === 1;
+                            await new Promise((done) => setTimeout(done, 300));
+                            if (first && outcome === 'fails') throw new Error('connection lost');
+                            return repository.list(...args);
+                          },
+                  }),
+        });
+      await call(server.url, 'DELETE', `/tasks/${made.a!.id}`);
+      await expect.poll(() => reads).toBe(1);
+      const again = (await socket.emitWithAck('subscribe', { topic: 'tasks', query })) as Ack;
+      expect(again.items!.map((task) => task.title)).toEqual(['b', 'c']);
+      storage.as = as;
+      // The first one's read has ended meanwhile: it sent nothing, not even that it failed (which would end the
+      // one that replaced it, of the same name).
+      await call(server.url, 'PATCH', `/tasks/${made.c!.id}`, { title: 'c!' });
+      await expect.poll(() => state.events).toEqual(['change c!']);
+      await new Promise((done) => setTimeout(done, 200));
+      expect(state.events).toEqual(['change c!']);
+      expect(errors).toEqual([]);
+      socket.disconnect();
+    },
+  );
 
   it('a log that cannot be read answers a fresh result, and the live query goes on', async () => {
     const server = await startRealtimeServer({ modules: [tasksModule] });

@@ -380,10 +380,10 @@ export function createLiveQueries(options: LiveQueryOptions) {
   };
   /** Never a silent gap: the client is told its result may be wrong, and the live query ends (503: subscribe again). */
   const end = (live: LiveQuery, reason: string): void => {
-    if (isCurrent(live)) {
-      forget(live.socket, nameOf(live.topic, live.query));
-      remove(live);
-    }
+    // Replaced or dropped meanwhile: let go of already, and the name may be its replacement's, which this must not end.
+    if (!isCurrent(live)) return;
+    forget(live.socket, nameOf(live.topic, live.query));
+    remove(live);
     live.socket.emit('berth:error', { code: 503, topic: live.topic, query: live.query, reason });
   };
 
