@@ -179,7 +179,18 @@ async function afterQuiet({ script, args, plan }) {
   }
 }
 
-/** Rows of the quiet's table, median of the rounds; 'never' when no subscriber had the write. */
+/**
+ * A median of the rounds that measured it: 'never' where none did (no subscriber had the write, or for the last,
+ * not every one), and how many did where some did not.
+ */
+function medianOf(values, digits, unit = '') {
+  const measured = values.filter((value) => value !== undefined);
+  if (measured.length === 0) return 'never';
+  const text = `${median(measured).toFixed(digits)}${unit}`;
+  return measured.length === values.length ? text : `${text} (${measured.length} of ${values.length} rounds)`;
+}
+
+/** Rows of the quiet's table, each cell the median of the rounds (`medianOf`); each round's ratio in its order. */
 async function quietRows() {
   const results = Object.fromEntries(Object.keys(quietVariants).map((name) => [name, []]));
   for (let round = 1; round <= rounds; round++)
@@ -191,16 +202,20 @@ async function quietRows() {
       );
     }
   return Object.entries(results).map(([name, each]) => {
-    const heard = each.filter((result) => result.last !== undefined);
-    const of = (pick) => (heard.length === each.length ? median(heard.map(pick)).toFixed(1) : 'never');
-    const ratios = heard.map((result) => result.last / result.p50);
+    const ratios = each.map((result) => (result.last === undefined ? undefined : result.last / result.p50));
     return [
       name,
       median(each.map((result) => result.p50)).toFixed(1),
-      of((result) => result.first),
-      of((result) => result.last),
-      heard.length === each.length ? `${median(ratios).toFixed(2)}×` : '—',
-      ratios.map((ratio) => ratio.toFixed(2)).join(' '),
+      medianOf(
+        each.map((result) => result.first),
+        1,
+      ),
+      medianOf(
+        each.map((result) => result.last),
+        1,
+      ),
+      medianOf(ratios, 2, '×'),
+      ratios.map((ratio) => (ratio === undefined ? 'never' : ratio.toFixed(2))).join(' '),
       String(each.reduce((sum, result) => sum + result.lost, 0)),
       String(each.reduce((sum, result) => sum + result.dropped, 0)),
     ];
