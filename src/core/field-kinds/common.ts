@@ -97,9 +97,19 @@ export const hasNoLoneSurrogate = (text: string): boolean => !loneSurrogate.test
 export const loneSurrogateMessage =
   'must not contain a lone surrogate (half of a UTF-16 pair, \\uD800 to \\uDFFF, without the other): it is no character';
 
+/** What text a value written may hold, each test with its message: every driver keeps it as given. */
+const writable: ReadonlyArray<readonly [(text: string) => boolean, string]> = [
+  [hasNoNul, noNulMessage],
+  [hasNoLoneSurrogate, loneSurrogateMessage],
+];
+
 /** A text schema that takes only what every driver keeps as given: no NUL, no lone surrogate. */
 export const writtenText = (text: z.ZodString): z.ZodString =>
-  text.refine(hasNoNul, noNulMessage).refine(hasNoLoneSurrogate, loneSurrogateMessage);
+  writable.reduce((schema, [test, message]) => schema.refine(test, message), text);
+
+/** The messages of what some of `strings` hold that a value written may not (`writtenText`'s), in its order. */
+export const unwritten = (strings: readonly string[]): string[] =>
+  writable.flatMap(([test, message]) => (strings.every(test) ? [] : [message]));
 
 /** A filter value that is text as given: at most 1000 characters, no NUL. */
 export const textFilter = (text: string): FilterValue =>

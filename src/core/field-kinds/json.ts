@@ -2,10 +2,7 @@ import { z } from 'zod';
 import type { FieldDefinition } from '../fields.js';
 import {
   build,
-  hasNoLoneSurrogate,
-  hasNoNul,
-  loneSurrogateMessage,
-  noNulMessage,
+  unwritten,
   type CommonOptions,
   type DefaultedOf,
   type RequiredOf,
@@ -13,15 +10,16 @@ import {
 } from './common.js';
 import type { FieldKindSpec } from './kind.js';
 
-/** What the strings of a JSON value (keys included) hold that a value written may not: one walk, each message once. */
-function unwritable(value: unknown, found: Set<string>): Set<string> {
-  if (typeof value === 'string') {
-    if (!hasNoNul(value)) found.add(noNulMessage);
-    if (!hasNoLoneSurrogate(value)) found.add(loneSurrogateMessage);
-  } else if (Array.isArray(value)) for (const inner of value) unwritable(inner, found);
+/** Every string of a JSON value, keys included, into `strings`. */
+function stringsOf(value: unknown, strings: string[] = []): string[] {
+  if (typeof value === 'string') strings.push(value);
+  else if (Array.isArray(value)) for (const inner of value) stringsOf(inner, strings);
   else if (typeof value === 'object' && value !== null)
-    for (const [key, inner] of Object.entries(value)) unwritable(inner, unwritable(key, found));
-  return found;
+    for (const [key, inner] of Object.entries(value)) {
+      strings.push(key);
+      stringsOf(inner, strings);
+    }
+  return strings;
 }
 
 /** `field.json(schema?, …)`: any JSON value, or one of the given schema. */
@@ -34,10 +32,9 @@ export function jsonField<T = unknown, O extends CommonOptions<T> = CommonOption
 ): FieldDefinition<NoInfer<T>, RequiredOf<O>, DefaultedOf<O>, SeenByOf<O>>;
 export function jsonField<T>(schema?: z.ZodType<T>, options: CommonOptions<T> = {}): FieldDefinition<T> {
   const values = (schema ?? z.json()) as z.ZodType<T>;
+  // One walk of the value; each message where some string fails its test, as a text field says it.
   const storable = values.superRefine((value, context) => {
-    const found = unwritable(value, new Set());
-    for (const message of [noNulMessage, loneSurrogateMessage])
-      if (found.has(message)) context.addIssue({ code: 'custom', message });
+    for (const message of unwritten(stringsOf(value))) context.addIssue({ code: 'custom', message });
   });
   return build('json', storable as z.ZodType<T>, options);
 }
