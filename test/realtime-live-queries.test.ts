@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -250,14 +250,8 @@ describe('live queries', () => {
       modules: [defineModule({ name: 'ranks', collections: [ranks] })],
     });
     await server.storage.repository(ranks).create({ title: 'one', rank: 1 });
-    const socket = connect(server.url, {
-      transports: ['websocket'],
-      reconnection: false,
-      forceNew: true,
-      auth: { token: adminToken },
-    });
+    const socket = await connectedSocket(server.url, { auth: { token: adminToken } });
     onTestFinished(() => void socket.disconnect());
-    await new Promise<void>((done) => socket.once('connect', () => done()));
     const refused = (await socket.emitWithAck('subscribe', { topic: 'ranks', query: 'limit=5' })) as Ack;
     expect(refused).toMatchObject({
       ok: false,

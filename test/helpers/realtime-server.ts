@@ -102,9 +102,12 @@ export async function startRealtimeServer(
   };
 }
 
-/** A socket.io client connected over WebSocket, with no reconnection (a test says when it reconnects). */
-export async function connectedSocket(url: string): Promise<Socket> {
-  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true });
+/** A socket.io client connected over WebSocket, with no reconnection (a test says when it reconnects); `options` add to those (`auth`, say). */
+export async function connectedSocket(
+  url: string,
+  options: Parameters<typeof connect>[1] = {},
+): Promise<Socket> {
+  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true, ...options });
   await new Promise<void>((done, fail) => {
     socket.once('connect', () => done());
     socket.once('connect_error', fail);
