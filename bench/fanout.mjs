@@ -141,13 +141,11 @@ const variants = {
  */
 const quietVariants = {
   'berth, admin token': {
-    script: berthCommand,
-    args: ['start'],
+    ...variants['berth, socket.io (admin token)'],
     plan: async () => ({ transport: 'socket.io', token }),
   },
   'berth, one user’s token': {
-    script: berthCommand,
-    args: ['start'],
+    ...variants['berth, socket.io (admin token)'],
     plan: async (url) => ({ transport: 'socket.io', token: await userToken(url) }),
   },
   'bare socket.io (a room)': {
