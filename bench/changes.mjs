@@ -7,9 +7,9 @@
 // 2. resuming: a real `berth start`, a writer at about BENCH_WRITE_RATE writes a second, and a socket.io client
 //    that disconnects and resumes with `since` BENCH_CYCLES times: changes lost and repeated, and the time from a
 //    record's createdAt to its event (p50, p99) after the first BENCH_WARMUP_MS (2 s: cold servers fall behind);
-// 3. live queries: the p99 from a write to its subscriber with 2,000 live queries that can match, then with
-//    20,000 more on values no write has, then without them again; from createdAt (whole ms) and from the POST's
-//    sending (µs digits).
+// 3. live queries: the p99 from a write to its subscriber with 2,000 live queries that can match, and with
+//    20,000 more on values no write has, in runs that alternate (BENCH_LIVE_ROUNDS with, each between two
+//    without); from createdAt (whole ms) and from the POST's sending (µs digits), and the server's CPU per write.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import pg from 'pg';
 import { io } from 'socket.io-client';
 import {
   berthCommand,
+  cpuMicros,
   freePort,
   inRoundOrder,
   load,
@@ -309,6 +310,7 @@ async function server(env = {}) {
   );
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: running.pid,
     stop: async () => {
       await running.stop();
       rmSync(cwd, { recursive: true, force: true });
@@ -458,27 +460,28 @@ async function twoInstances() {
 }
 
 /**
- * The p99 from a write's createdAt to its live query event, with `matching`
- * live queries (each write concerns one), then `others` more that no write
- * concerns, then without them again (the two runs without bracket the one
- * with). Besides, from the POST's sending to the event, timed in this
- * process with µs digits: whole milliseconds cannot show a 10 % step of a
- * few ms.
+ * The time from a write to its live query's event, with `matching` live queries (each write concerns one), and
+ * with `others` more that no write concerns, on the same connections: the runs differ by those subscriptions
+ * only. Runs without and with alternate, `rounds` with, each between two without; a figure pools its runs'
+ * writes, so that a p99 is of thousands of writes, not the eighth slowest of 800, and each run's p99 shows the
+ * spread; a first run warms the server up, not counted. From createdAt (whole ms) and from the POST's sending,
+ * timed in this process with µs digits (whole milliseconds cannot show a 10 % step of a few ms); and the
+ * server's CPU per write (its drain's second included), with less noise than a p99.
  */
 async function liveQueries(
   matching = Number(process.env.BENCH_LIVE_QUERIES ?? 2000),
   others = Number(process.env.BENCH_LIVE_OTHERS ?? 20_000),
   seconds = Number(process.env.BENCH_LIVE_SECONDS ?? 8),
+  rounds = Number(process.env.BENCH_LIVE_ROUNDS ?? 3),
 ) {
   const running = await server();
+  const clients = [];
   try {
-    const rows = [];
-    const clients = [];
     const delays = [];
     const fromSend = [];
     let writes;
-    // 20 live queries a client (its most), on the years the writer writes.
-    const open = async (count, year) => {
+    // 20 live queries a client (its most).
+    const connect = async (count) => {
       const opened = [];
       for (let made = 0; made < count; made += 20) {
         const socket = await connected(running.url);
@@ -489,48 +492,108 @@ async function liveQueries(
           if (sent !== undefined) fromSend.push(performance.now() - sent);
           delays.push(Date.now() - Date.parse(book.createdAt));
         });
-        await Promise.all(
-          Array.from({ length: Math.min(20, count - made) }, (_, i) =>
-            socket.emitWithAck('subscribe', {
-              topic: 'books',
-              query: `year=${year(made + i)}&sort=-year&limit=5`,
-            }),
-          ),
-        );
       }
       clients.push(...opened);
       return opened;
     };
-    const measure = async (label) => {
+    const queries = (sockets, count, year) =>
+      sockets.map((socket, s) =>
+        Array.from({ length: Math.min(20, count - s * 20) }, (_, i) => ({
+          socket,
+          query: { topic: 'books', query: `year=${year(s * 20 + i)}&sort=-year&limit=5` },
+        })),
+      );
+    const subscribe = (sockets, count, year) =>
+      Promise.all(
+        queries(sockets, count, year).map(async (each) => {
+          for (const { socket, query } of each) {
+            const ack = await socket.emitWithAck('subscribe', query);
+            if (!ack.ok) throw new Error(`a live query was refused: ${JSON.stringify(ack)}`);
+          }
+        }),
+      );
+    const unsubscribe = async (sockets, count, year) => {
+      for (const each of queries(sockets, count, year))
+        for (const { socket, query } of each) socket.emit('unsubscribe', query);
+      // A socket's messages are handled in order: one answered after them is answered once they were.
+      await Promise.all(sockets.map((socket) => socket.emitWithAck('subscribe', { topic: 'no such topic' })));
+    };
+    // The server's own count of live queries: each run has exactly those it is said to have.
+    const expectLive = async (count) => {
+      const response = await fetch(`${running.url}/admin/realtime`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const { subscribers } = await response.json();
+      const live = subscribers.flatMap((each) => each.topics).filter((topic) => topic.query).length;
+      if (live !== count) throw new Error(`the server holds ${live} live queries, not ${count}`);
+    };
+    const runs = { 'warm-up': [], without: [], with: [] };
+    const measure = async (kind) => {
+      await expectLive(kind === 'with' ? matching + others : matching);
       delays.length = 0;
       fromSend.length = 0;
-      writes = writer(running.url, 100, (i) => `live ${label} ${i}`);
+      const cpu = cpuMicros(running.pid);
+      writes = writer(running.url, 100, (i) => `live ${kind} ${runs[kind].length} ${i}`);
       // Each write's year is one live query's: it enters that one, and concerns no other.
       writes.years(() => 1 + Math.floor(Math.random() * matching));
       await new Promise((resume) => setTimeout(resume, seconds * 1000));
       await writes.stop();
       await new Promise((resume) => setTimeout(resume, 1000));
-      rows.push([
-        label,
-        String(writes.written.length),
-        String(delays.length),
-        String(percentile(delays, 50)),
-        String(percentile(delays, 99)),
-        percentile(fromSend, 50).toFixed(2),
-        percentile(fromSend, 99).toFixed(2),
-      ]);
+      runs[kind].push({
+        writes: writes.written.length,
+        delays: [...delays],
+        fromSend: [...fromSend],
+        cpu: cpuMicros(running.pid) - cpu,
+      });
     };
     // One live query per year 1 … matching; the others on years no write has.
-    await open(matching, (i) => 1 + i);
-    await measure(`${matching} live queries that a write enters`);
-    const extra = await open(others, (i) => 5000 + i);
-    await measure(`+ ${others} on values no write has`);
-    for (const socket of extra) socket.disconnect();
-    await new Promise((resume) => setTimeout(resume, 1000));
-    await measure(`${matching} again, the ${others} closed`);
-    for (const socket of clients) socket.disconnect();
-    return rows;
+    const matchers = await connect(matching);
+    await subscribe(matchers, matching, (i) => 1 + i);
+    const extra = await connect(others);
+    // A run like the others first, not counted: the server's code warm (compiled), its first writes slower.
+    await measure('warm-up');
+    await measure('without');
+    for (let round = 1; round <= rounds; round++) {
+      await subscribe(extra, others, (i) => 5000 + i);
+      await measure('with');
+      await unsubscribe(extra, others, (i) => 5000 + i);
+      await measure('without');
+    }
+    const pooled = (kind) => {
+      const each = runs[kind];
+      const sum = (key) => each.reduce((total, run) => total + run[key], 0);
+      const all = (key) => each.flatMap((run) => run[key]);
+      return {
+        runs: each.length,
+        writes: sum('writes'),
+        events: all('delays').length,
+        delays: all('delays'),
+        fromSend: all('fromSend'),
+        cpuPerWrite: sum('cpu') / sum('writes'),
+        each: each.map((run) => percentile(run.fromSend, 99).toFixed(2)).join(' '),
+      };
+    };
+    const without = pooled('without');
+    const withOthers = pooled('with');
+    return [
+      [`${matching} live queries that a write enters`, without],
+      [`+ ${others} on values no write has`, withOthers],
+    ].map(([label, figures]) => [
+      label,
+      String(figures.runs),
+      String(figures.writes),
+      String(figures.events),
+      String(percentile(figures.delays, 50)),
+      String(percentile(figures.delays, 99)),
+      percentile(figures.fromSend, 50).toFixed(2),
+      percentile(figures.fromSend, 99).toFixed(2),
+      `${(percentile(figures.fromSend, 99) / percentile(without.fromSend, 99)).toFixed(2)}×`,
+      figures.each,
+      figures.cpuPerWrite.toFixed(0),
+      `${(figures.cpuPerWrite / without.cpuPerWrite).toFixed(2)}×`,
+    ]);
   } finally {
+    for (const socket of clients) socket.disconnect();
     await running.stop();
   }
 }
@@ -556,12 +619,17 @@ export async function benchChanges() {
   table([
     [
       'live queries (SQLite), 100 writes/s',
+      'runs',
       'writes',
       'events',
       'createdAt → event p50 ms',
       'p99 ms',
       'sent → event p50 ms',
       'p99 ms',
+      'p99 × without',
+      'each run: p99 ms',
+      'server CPU µs/write',
+      '× without',
     ],
     ...(await liveQueries()),
   ]);

@@ -206,6 +206,7 @@ describe('npm run bench', () => {
         BENCH_LIVE_QUERIES: '40',
         BENCH_LIVE_OTHERS: '200',
         BENCH_LIVE_SECONDS: '1',
+        BENCH_LIVE_ROUNDS: '1',
         BENCH_SECONDS: '1', // the POSTs over HTTP, with no warm-up
         BENCH_WARMUP_SECONDS: '0',
         BENCH_POSTGRES_URL: postgresUrl,
@@ -248,19 +249,31 @@ describe('npm run bench', () => {
       expect([lost, repeated, outOfOrder], label).toEqual(['0', '0', '0']);
     }
     const live = rows.filter(([first]) =>
-      /live queries that a write enters|on values no write has|again, the \d+ closed/.test(first!),
+      /live queries that a write enters|on values no write has/.test(first!),
     );
-    expect(live).toHaveLength(3);
+    // Without the others, then with them, then without again: two runs without, one with.
+    expect(live.map(([label, runs]) => [label, runs])).toEqual([
+      ['40 live queries that a write enters', '2'],
+      ['+ 200 on values no write has', '1'],
+    ]);
     // A write enters its year's live query unless five newer-sorting records are there already (ids are random).
-    for (const [label, writes, events, , , sentP50, sentP99] of live) {
+    for (const [label, runs, writes, events, , , sentP50, sentP99, ratio, each, cpu, cpuRatio] of live) {
       expect(Number(events), label).toBeGreaterThan(0);
       expect(Number(events), label).toBeLessThanOrEqual(Number(writes));
-      // Timed from the POST's sending, with µs digits.
+      // Timed from the POST's sending, with µs digits; each run's p99 besides the pooled one.
       expect([sentP50, sentP99], label).toEqual([
         expect.stringMatching(/^\d+\.\d\d$/),
         expect.stringMatching(/^\d+\.\d\d$/),
       ]);
+      expect(each!.split(' '), label).toHaveLength(Number(runs));
+      expect(Number(cpu), label).toBeGreaterThan(0);
+      expect([ratio, cpuRatio], label).toEqual([
+        expect.stringMatching(/^\d+\.\d\d×$/),
+        expect.stringMatching(/^\d+\.\d\d×$/),
+      ]);
     }
+    // The runs without are the baseline of the ratios.
+    expect([live[0]![8], live[0]![11]]).toEqual(['1.00×', '1.00×']);
   }, 300_000);
 
   it('fanout: prints Berth’s fan-out and idle memory beside the bare ws server’s, and the first write after a quiet, with nothing lost', async () => {
