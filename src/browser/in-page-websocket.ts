@@ -82,13 +82,13 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
     clientId: this.#clientId,
     deliver: (_channel, event) => {
       const frame = roomFrame(event);
-      later(
-        () =>
-          this.readyState === 1 &&
-          this.#fire(new MessageEvent('message', { data: frame, origin: this.#origin })),
-      );
+      // A room's event while the URL's other rooms are joined waits for the open, as the server's would follow it.
+      if (this.readyState === 0) this.#early.push(frame);
+      else this.#deliver(frame);
     },
   };
+  /** Room frames that came before the open. */
+  #early: string[] = [];
   #queue: Promise<void> = Promise.resolve();
   /** Set when the channel failed: the messages sent after that one are not handled. */
   #failed = false;
@@ -158,6 +158,7 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
         if (this.readyState !== 0) return void this.#rooms.disconnect(this.#member);
         this.#readyState = 1;
         this.#fire(new Event('open'));
+        for (const frame of this.#early.splice(0)) this.#deliver(frame);
         if (refusal !== undefined) this.#closedByServer(1008, closeReason(refusal));
       });
     });
@@ -184,10 +185,19 @@ export class InPageWebSocket extends EventTarget implements WebSocket {
 
   /** As when a server ends the connection (1011: it failed): the close event, no error event. */
   #closedByServer(code: number, reason: string): void {
-    if (this.readyState === 3) return;
+    // Closing already (close() was called): its one close event is on its way.
+    if (this.readyState === 2 || this.readyState === 3) return;
     this.#readyState = 3;
     void this.#rooms.disconnect(this.#member);
     this.#fire(closeEvent(code, reason, true));
+  }
+
+  #deliver(frame: string): void {
+    later(
+      () =>
+        this.readyState === 1 &&
+        this.#fire(new MessageEvent('message', { data: frame, origin: this.#origin })),
+    );
   }
 
   #fire(event: Event): void {

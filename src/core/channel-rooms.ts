@@ -228,14 +228,17 @@ export class ChannelRooms {
   async leave(member: RoomMember, channel: ChannelDefinition, room: string): Promise<void> {
     const membership = this.#members.get(member);
     if (!membership || typeof room !== 'string') return;
-    await membership.joining.get(roomKey(channel.name, room))?.catch(() => {});
+    // Only a join under way is waited for: otherwise the client is out at once, before a join that follows.
+    const joining = membership.joining.get(roomKey(channel.name, room));
+    if (joining) await joining.catch(() => {});
     if (this.#remove(membership, channel.name, room)) await this.#left(membership, channel, room);
   }
 
   /** The client is gone: it leaves every room (presence and onLeave as for a leave), and joins under way are dropped. */
   async disconnect(member: RoomMember): Promise<void> {
-    const membership = this.#members.get(member);
-    if (!membership || membership.gone) return;
+    // A client gone before its first message was handled is known as gone: a message still queued joins nothing.
+    const membership = this.#membership(member);
+    if (membership.gone) return;
     membership.gone = true;
     const leaving: Array<Promise<void>> = [];
     for (const [name, rooms] of membership.rooms) {
