@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
@@ -16,7 +17,9 @@ import {
   type RecordOf,
   type Storage,
 } from '../src/core/internal.js';
+import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { adminToken } from './helpers/in-process.js';
+import { tempDir } from './helpers/processes.js';
 import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
 
 /** A socket.io-client socket that reconnects by itself, at once, over WebSocket. */
@@ -158,6 +161,30 @@ describe('berth/client over socket.io', () => {
     client.close();
     socket.disconnect();
   }, 120_000);
+
+  it('resumes by itself across its server’s restart (a deploy): the changes written while it was down come once, in order', async () => {
+    const file = join(tempDir('berth-client-restart-'), 'data.sqlite');
+    const first = await startRealtimeServer({ driver: () => openSqliteStorage(file) });
+    const socket = reconnectingSocket(first.url);
+    const client = createClient({ socket });
+    const { seen, listener } = recorder();
+    client.subscribe('books', listener);
+    await connectedOnce(socket);
+    await expect.poll(() => first.realtime.monitor.report().subscribers.length).toBe(1);
+    await createBook(first.url, 'before');
+    await expect.poll(() => seen).toEqual(['created before']);
+    await first.close();
+    // Written while no server listens: the next server reads it from the same file.
+    const offline = await startRealtimeServer({ driver: () => openSqliteStorage(file) });
+    await createBook(offline.url, 'meanwhile');
+    await offline.close();
+    const second = await startRealtimeServer({ driver: () => openSqliteStorage(file), port: first.port });
+    await expect.poll(() => second.realtime.monitor.report().subscribers.length).toBe(1);
+    await createBook(second.url, 'after');
+    await expect.poll(() => seen).toEqual(['created before', 'created meanwhile', 'created after']);
+    client.close();
+    socket.disconnect();
+  });
 
   it('after an absence longer than the log keeps, says resync (with the collection read again through fetch), then goes on', async () => {
     const server = await startRealtimeServer();

@@ -227,15 +227,18 @@ describe('plain WebSocket at /chat', () => {
     (await websocket(`ws://127.0.0.1:${configured.port}/chat`, { origin: 'https://app.example' })).close();
   });
 
-  it('shutdown closes clients cleanly: 1001 for WebSocket, "io server disconnect" for socket.io', async () => {
+  it('shutdown closes clients cleanly: 1001 for WebSocket; socket.io’s connection closes, and its client will come back', async () => {
     const server = await startRealtimeServer();
     const client = await websocket(`ws://127.0.0.1:${server.port}/chat`);
-    const socket = await socketIo(server.url, { transports: ['websocket'] });
+    const socket = await socketIo(server.url, { transports: ['websocket'], reconnectionDelay: 60_000 });
     const wsClosed = new Promise<number>((done) => client.once('close', (code) => done(code)));
     const ioClosed = new Promise<string>((done) => socket.once('disconnect', done));
     await server.close();
     expect(await wsClosed).toBe(1001);
-    expect(await ioClosed).toBe('io server disconnect');
+    // Not "io server disconnect", after which socket.io's client stays away: it reconnects by itself.
+    expect(await ioClosed).toBe('transport close');
+    expect(socket.active).toBe(true);
+    socket.close();
   });
 
   it('1,000 concurrent WebSocket clients each get their chat answer', async () => {

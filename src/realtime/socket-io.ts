@@ -532,12 +532,15 @@ export function createSocketIoServer(options: SocketIoOptions) {
     handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
       engine.handleUpgrade(request, socket, head);
     },
-    /** Tells every client the server is going away (a clean close, not a reset). */
+    /**
+     * Closes every client's connection (a clean close, not a reset). Not socket.io's disconnect: a client told
+     * that one stays away, and a server going away (a restart, a deploy) is one its clients come back to, as
+     * socket.io's clients do by themselves when their connection closes.
+     */
     async close(): Promise<void> {
       unsubscribe();
       subscriptions.close();
       tail?.stop();
-      io.disconnectSockets(true);
       await new Promise<void>((done) => io.close(() => done()));
     },
   };

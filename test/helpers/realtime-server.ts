@@ -36,6 +36,8 @@ export async function startRealtimeServer(
     modules?: ModuleDefinition[];
     /** The database, when instances share one (the default: SQLite in memory, this instance's own). */
     driver?: () => StorageDriver;
+    /** The port to listen on (a server started again where one was): a free one by default. */
+    port?: number;
   } = {},
 ) {
   const realtimePath = options.path ?? defaultRealtimePath;
@@ -79,7 +81,7 @@ export async function startRealtimeServer(
   );
   const server = createServer(getRequestListener((request, env) => instance.fetch(request, env)));
   realtime.attach(server);
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done) => server.listen(options.port ?? 0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   const close = async () => {
     await realtime.close();
