@@ -219,19 +219,24 @@ describe('a live query over socket.io (the server scripted)', () => {
   });
 
   it('the server ending the connection before the first result rejects ready; the query stands, and its result comes after the next connect', async () => {
-    const { socket, tasks, seen, problems } = await opened();
+    const { socket, client, tasks, seen, problems } = await opened();
     socket.send('berth:error', { code: 401, reason: 'the token expired: disconnected; log in again' });
     socket.drop();
     await expect(tasks.ready).rejects.toThrow(/the token expired/);
     expect(problems).toEqual([
       { topic: 'tasks', query, code: 401, reason: expect.stringContaining('expired') },
     ]);
+    // A handle opened meanwhile waits for the result after the reconnection, not for the old refusal.
+    const meanwhile = client.live<Task>('tasks', query);
     socket.connect();
     expect(socket.sent.at(-1)).toEqual({ event: 'subscribe', value: { topic: 'tasks', query } });
     socket.answer({ ok: true, seq: 3, items: [task('a', '2025-01-01')], sort: '-due,-id' });
     await settled();
     expect(seen).toEqual([['a']]);
     expect(tasks.items.map(({ id }) => id)).toEqual(['a']);
+    await expect(meanwhile.ready).resolves.toBeUndefined();
+    // And one opened once the result is there has it.
+    await expect(client.live<Task>('tasks', query).ready).resolves.toBeUndefined();
   });
 
   it('a connection that drops before the first result rejects nothing: ready settles with the result after the reconnection', async () => {

@@ -279,6 +279,33 @@ describe('berth/client on an in-page server', () => {
     await server.close();
   });
 
+  it('a live query whose read fails is asked again later, as over a socket (503): ready waits for its result', async () => {
+    const { server, write } = await pageServer();
+    await write('POST', '/books', { title: 'Kindred', author: 'Octavia Butler', year: 1979 });
+    let failures = 1;
+    onListReads(
+      server,
+      (list) =>
+        (async (...args: Parameters<List>) => {
+          if (failures-- > 0) throw new Error('the read was aborted');
+          return list(...args);
+        }) as List,
+    );
+    const client = createClient({ server });
+    const problems: Array<{ code?: number; reason: string }> = [];
+    const books = client.live('books', 'sort=title', { error: (problem) => void problems.push(problem) });
+    await books.ready;
+    expect(books.items.map(({ title }) => title)).toContain('Kindred');
+    expect(problems).toEqual([
+      { topic: 'books', query: 'sort=title', code: 503, reason: 'the read was aborted' },
+    ]);
+    // Still live: a change comes to it.
+    await write('POST', '/books', { title: 'Dawn', author: 'Octavia Butler', year: 1987 });
+    await expect.poll(() => books.items.map(({ title }) => title)).toContain('Dawn');
+    client.close();
+    await server.close();
+  });
+
   it('client.close() before a live query’s first result rejects its ready, saying so', async () => {
     const { server, write } = await pageServer();
     await write('POST', '/books', { title: 'Kindred', author: 'Octavia Butler', year: 1979 });

@@ -24,9 +24,8 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
     seq: number | undefined;
     after: string | null | undefined;
   }> = [];
-  let settle!: { resolve: () => void; reject: (error: Error) => void };
-  const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-  ready.catch(() => {}); // a refusal reaches the error handlers; `ready` rejects for those who await it
+  /** What `ready` is for the handles opened now: the first result, or once it came, that it did. */
+  let first = firstResult();
   const changed = (): void => {
     for (const handle of [...handles]) handle.changed();
   };
@@ -37,7 +36,7 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
       held = [];
       result.replace(items, seq, kept);
       taken = true;
-      settle.resolve();
+      first.resolve();
       changed();
     },
     /** The seq the result stands at (undefined before its first snapshot). */
@@ -73,13 +72,16 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
     },
     /** The client was closed: whoever awaits a first result that has not come hears so. */
     closed(): void {
-      if (!taken)
-        settle.reject(new Error(`${topic}?${query}: the client was closed before its first result`));
+      if (!taken) first.reject(new Error(`${topic}?${query}: the client was closed before its first result`));
     },
     /** The server refused or ended the query, or it cannot be read. */
     problem(problem: ClientProblem): void {
       // A passing one is no refusal: the client asks again, and `ready` waits for the answer.
-      if (!taken && !passing(problem)) settle.reject(new Error(`${topic}?${query}: ${problem.reason}`));
+      if (!taken && !passing(problem)) {
+        first.reject(new Error(`${topic}?${query}: ${problem.reason}`));
+        // The query stands when only the connection ended: a handle opened now waits for its result.
+        first = firstResult();
+      }
       for (const handle of [...handles]) handle.problem(problem);
     },
     /** A new handle on the result. */
@@ -98,6 +100,7 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
         problem,
       };
       handles.add(handle);
+      const { ready } = first;
       return {
         get items() {
           return result.items;
@@ -116,7 +119,7 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
           listeners.clear();
           if (handles.size > 0) return;
           // Closed before its first result: whoever awaits `ready` hears so rather than waiting for ever.
-          if (!taken) settle.reject(new Error(`${topic}?${query}: closed before its first result`));
+          if (!taken) first.reject(new Error(`${topic}?${query}: closed before its first result`));
           ended();
         },
       };
@@ -125,3 +128,11 @@ export function createLiveEntry<R extends { id: string }>(topic: string, query: 
 }
 
 export type LiveEntry<R extends { id: string }> = ReturnType<typeof createLiveEntry<R>>;
+
+/** A live query's first result to come: `ready` of the handles opened until it comes or a refusal. */
+function firstResult() {
+  let settle!: { resolve: () => void; reject: (error: Error) => void };
+  const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  ready.catch(() => {}); // a refusal reaches the error handlers; `ready` rejects for those who await it
+  return { ready, ...settle };
+}

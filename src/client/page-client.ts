@@ -8,7 +8,7 @@ import type {
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import { resyncOf } from './read-collection.js';
-import { refusalOf, type SubscribeAck } from './socket-link.js';
+import { refusalOf, retryFirst, retryLongest, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
 type Live = { entry: LiveEntry<ClientRecord>; end(): void };
@@ -51,6 +51,9 @@ export function pageClient(server: PageServer): Client {
     const entry = createLiveEntry<ClientRecord>(topic, query, () => live.end());
     let ended = false;
     let closeOnServer: (() => void) | undefined;
+    /** After a read that failed, the wait before asking again (doubling), and its timer. */
+    let retryWait = retryFirst;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     const fail = (reason: string, code?: number): void => {
       entry.problem({ topic, query, reason, ...(code === undefined ? {} : { code }) });
       live.end();
@@ -61,6 +64,7 @@ export function pageClient(server: PageServer): Client {
         if (ended) return;
         ended = true;
         if (lives.get(key) === live) lives.delete(key);
+        clearTimeout(retry);
         closeOnServer?.();
         entry.closed(); // a first result no longer comes (a refusal or its last handle said so already)
       },
@@ -84,9 +88,17 @@ export function pageClient(server: PageServer): Client {
             if (ended || stale()) return answer.ok && answer.close();
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
+            retryWait = retryFirst;
             entry.snapshot(answer.items as ClientRecord[], answer.seq, answer);
           },
-          (error: unknown) => (stale() ? undefined : fail((error as Error)?.message ?? String(error))),
+          (error: unknown) => {
+            if (ended || stale()) return;
+            // Its read failed (the storage, not the query: a refusal is an answer): as the Node server answers
+            // that 503 and the client over a socket asks again later, so here; `ready` waits for the answer.
+            entry.problem({ topic, query, code: 503, reason: (error as Error)?.message ?? String(error) });
+            retry = setTimeout(start, retryWait);
+            retryWait = Math.min(retryWait * 2, retryLongest);
+          },
         );
     };
     start();

@@ -33,8 +33,8 @@ export const refusalOf = (ack: SubscribeAck): string =>
     : '');
 
 /** After a passing refusal (503), the first wait before asking again, and the longest. */
-const retryFirst = 1000;
-const retryLongest = 30_000;
+export const retryFirst = 1000;
+export const retryLongest = 30_000;
 
 /** The socket as the client's subscriptions use it: acks that time out, listeners removed by what adds them. */
 export function socketLink(socket: ClientSocket, ackTimeout: number) {
