@@ -61,6 +61,38 @@ describe('the change log’s retention', () => {
 });
 
 describe('the change log’s retention and its subscribers', () => {
+  it('a large trim goes in steps, each its own transaction of at most `step` changes, up to the whole cut', async () => {
+    const { storage, changes } = await withNotes(250);
+    const steps: Array<[number, number]> = [];
+    const trim = changes.trim.bind(changes);
+    const stepping = {
+      ...changes,
+      trim: async (upTo: number) => {
+        steps.push([(await changes.bounds()).floor, upTo]);
+        return trim(upTo);
+      },
+    };
+    const { logger, lines } = recordingLogger();
+    const kept = keepChangeLog(stepping, () => ({ retentionMs: 0, maxChanges: 10 }), logger, { step: 100 });
+    try {
+      const { head } = await changes.bounds();
+      expect(await kept.trim()).toBe(240);
+      expect(steps).toEqual([
+        [0, 100],
+        [100, 200],
+        [200, head - 10],
+      ]);
+      expect(await changes.bounds()).toEqual({ head, floor: head - 10 });
+      // One line for the whole trim.
+      expect(lines.filter((line) => line.includes('dropped'))).toEqual([
+        `change log: dropped 240 change(s) up to seq ${head - 10} (over 10 changes)`,
+      ]);
+    } finally {
+      kept.stop();
+      await storage.close();
+    }
+  });
+
   it('the size cut stops where a subscriber within the retention has read up to, on any process; the time cut does not', async () => {
     const { storage, changes } = await withNotes(10);
     const { head } = await changes.bounds();

@@ -4,6 +4,12 @@ import { durationText, type ChangeLogDriver, type Logger } from '../../core/inte
 
 /** How often the log is trimmed. */
 const everyMs = 60_000;
+/**
+ * The most changes one trim's transaction drops: a trim holds the write lock (PostgreSQL) or the writer
+ * (SQLite) while it runs, so a large one goes in steps, each short, with the writes between them; and a
+ * step never meets the database's statement timeout, where a whole million would be cancelled every minute.
+ */
+const defaultStep = 10_000;
 
 export interface LogRetention {
   /** How long a change is kept, in ms (0: until the size says otherwise). */
@@ -40,6 +46,8 @@ export function keepChangeLog(
     /** The lowest seq this process's subscribers have read up to, those that left within `withinMs` included. */
     held?: (withinMs: number) => number | undefined;
     now?: () => number;
+    /** The most changes one transaction drops (see defaultStep). */
+    step?: number;
   } = {},
 ): { trim(): Promise<number>; holdNow(): Promise<void>; stop(): void } {
   const now = options.now ?? Date.now;
@@ -55,7 +63,7 @@ export function keepChangeLog(
   const trim = async (): Promise<number> => {
     const { retentionMs, maxChanges } = retention();
     const at = now();
-    const { head } = await changes.bounds();
+    const { head, floor } = await changes.bounds();
     const bySize = head - maxChanges;
     const byTime = retentionMs > 0 ? await changes.seqAt(iso(at - retentionMs)) : 0;
     let held: number | undefined;
@@ -79,7 +87,12 @@ export function keepChangeLog(
     }
     keptOver = over;
     if (cut <= 0) return 0;
-    const dropped = await changes.trim(cut);
+    const step = options.step ?? defaultStep;
+    let dropped = 0;
+    for (let upTo = Math.min(cut, floor + step); ; upTo = Math.min(cut, upTo + step)) {
+      dropped += await changes.trim(upTo);
+      if (upTo >= cut) break;
+    }
     if (dropped > 0) {
       logger.info(
         { dropped, floor: cut },
@@ -88,13 +101,17 @@ export function keepChangeLog(
     }
     return dropped;
   };
+  /** The trim under way: the next minute's waits for none, it is skipped while one runs. */
+  let running: Promise<unknown> | undefined;
   const run = (): void => {
-    trim().catch((error: unknown) =>
-      logger.warn(
-        { err: error },
-        `change log: trimming failed, it is tried again in a minute: ${(error as Error).message}`,
-      ),
-    );
+    running ??= trim()
+      .catch((error: unknown) =>
+        logger.warn(
+          { err: error },
+          `change log: trimming failed, it is tried again in a minute: ${(error as Error).message}`,
+        ),
+      )
+      .finally(() => (running = undefined));
   };
   const first = setTimeout(run, 5000);
   const timer = setInterval(run, everyMs);
