@@ -3,8 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from '../src/storage/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
-import { createApp, defineCollection, defineModule, field, type Logger } from '../src/core/internal.js';
-import { keepChangeLog } from '../src/node/data/change-log-retention.js';
+import {
+  createApp,
+  defineCollection,
+  defineModule,
+  field,
+  keepChangeLog,
+  type Logger,
+} from '../src/core/internal.js';
+import { createBrowserServer } from '../src/browser/browser-server.js';
 import { DepartedPositions } from '../src/realtime/departed.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 
@@ -247,5 +254,50 @@ describe('where the subscribers that left stood', () => {
     unasked.add(1, 0);
     unasked.add(2, 7 * 86_400_000 + 60_000);
     expect(unasked.lowest(30 * 86_400_000, 7 * 86_400_000 + 60_000)).toBe(2);
+  });
+});
+
+describe('the in-page server’s change log retention', () => {
+  it('trims its log as the Node server does, once ready and then each minute: the size, from the options', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'berth-page-retention-'));
+    const file = join(directory, 'data.sqlite');
+    const modules = [defineModule({ name: 'notes', collections: [notes] })];
+    try {
+      // A first load writes 1,200 changes; its own log was empty when it trimmed.
+      const first = createBrowserServer({
+        modules,
+        storage: openSqliteStorage(file),
+        changeLogMaxChanges: 1000,
+      });
+      await first.ready;
+      const notesOf = first.storage.repository(notes);
+      for (let i = 0; i < 1200; i++) await notesOf.create({ title: `note ${i}` });
+      const { head } = await first.storage.changes!.bounds();
+      expect(head).toBeGreaterThanOrEqual(1200);
+      await first.close();
+      // The next load trims at once to the newest 1,000.
+      const next = createBrowserServer({
+        modules,
+        storage: openSqliteStorage(file),
+        changeLogMaxChanges: 1000,
+      });
+      await next.ready;
+      await expect.poll(async () => (await next.storage.changes!.bounds()).floor).toBe(head - 1000);
+      await next.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a retention or a size it cannot keep, saying what to write', () => {
+    const modules = [defineModule({ name: 'notes', collections: [notes] })];
+    expect(() =>
+      createBrowserServer({ modules, storage: openSqliteStorage(':memory:'), changeLogRetention: '7 days' }),
+    ).toThrow(
+      'changeLogRetention of createBrowserServer is "7 days": use a number with s, m, h or d (`30m`, `6h`, `7d`), or off',
+    );
+    expect(() =>
+      createBrowserServer({ modules, storage: openSqliteStorage(':memory:'), changeLogMaxChanges: 10 }),
+    ).toThrow('changeLogMaxChanges of createBrowserServer is 10: use a whole number of 1000 or more');
   });
 });

@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../src/client/index.js';
-import { defineCollection, defineModule, field, importedRecord, silentLogger } from '../src/core/internal.js';
+import {
+  defineCollection,
+  defineModule,
+  field,
+  importedRecord,
+  keepChangeLog,
+  silentLogger,
+} from '../src/core/internal.js';
 import { booksModule } from '../src/modules/books/index.js';
 import { chatModule } from '../src/modules/chat/index.js';
-import { keepChangeLog } from '../src/node/data/change-log-retention.js';
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import {
   adminWrite,

@@ -1,6 +1,8 @@
 import {
   createApp,
+  durationMs,
   EventBus,
+  keepChangeLog,
   memoryRateLimiter,
   resolveModuleSettings,
   moduleSettingEntries,
@@ -45,6 +47,31 @@ export interface BrowserServerOptions {
   /** Names the server and its IndexedDB database (default `berth-browser`). */
   name?: string;
   logger?: Logger;
+  /**
+   * How long the change log keeps each change (`1h`, `7d`; `off`: only the size drops changes): default `7d`,
+   * as the Node server's `changeLogRetention`. A client away longer is told to read again (`resync`).
+   */
+  changeLogRetention?: string;
+  /** The most changes the log keeps, however young (1,000 or more): default 1,000,000, as the Node server's. */
+  changeLogMaxChanges?: number;
+}
+
+/** The page's change log retention, from the options: what it keeps, or why the options are wrong. */
+function logRetentionOf(options: BrowserServerOptions): { retentionMs: number; maxChanges: number } {
+  const retention = options.changeLogRetention ?? '7d';
+  const retentionMs = typeof retention === 'string' ? durationMs(retention) : undefined;
+  if (retentionMs === undefined) {
+    throw new Error(
+      `changeLogRetention of createBrowserServer is ${JSON.stringify(retention)}: use a number with s, m, h or d (\`30m\`, \`6h\`, \`7d\`), or off`,
+    );
+  }
+  const maxChanges = options.changeLogMaxChanges ?? 1_000_000;
+  if (!Number.isInteger(maxChanges) || maxChanges < 1000) {
+    throw new Error(
+      `changeLogMaxChanges of createBrowserServer is ${JSON.stringify(maxChanges)}: use a whole number of 1000 or more`,
+    );
+  }
+  return { retentionMs, maxChanges };
 }
 
 /**
@@ -116,6 +143,7 @@ export interface BrowserServer {
  */
 export function createBrowserServer(options: BrowserServerOptions): BrowserServer {
   const name = options.name ?? 'berth-browser';
+  const logRetention = logRetentionOf(options);
   const app = withBerthModules(
     createApp({ name, modules: [...options.modules, batchModule], ui: false, admin: false, realtime: false }),
     { realtimePath: undefined },
@@ -165,6 +193,20 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     load(collection, work, loadOptions).finally(() => changes.changed());
   // Ready once the page follows the log too: a listener from then on hears every change, other contexts' too.
   const ready = migrating.then(() => changes.following);
+  // The log is trimmed as the Node server trims it: once the page is ready (a page's life may be short), then
+  // every minute. Each tab on the database may trim; trimming to where another did drops nothing. No holds: a
+  // subscriber here reads in this page, and a tab that falls behind the cut is told to read again.
+  let keeping: ReturnType<typeof keepChangeLog> | undefined;
+  let closing = false;
+  void ready.then(
+    () => {
+      if (storage.changes && !closing)
+        keeping = keepChangeLog(storage.changes, () => logRetention, options.logger ?? silentLogger, {
+          firstAfterMs: 0,
+        });
+    },
+    () => {},
+  );
   const live = createPageLiveQueries({
     topics: app.topics,
     collections: app.collections,
@@ -230,6 +272,8 @@ export function createBrowserServer(options: BrowserServerOptions): BrowserServe
     ready,
     live: live.live,
     async close() {
+      closing = true;
+      await keeping?.stop();
       live.close();
       changes.close();
       await settled;

@@ -55,7 +55,8 @@ export {
   type BerthErrorCode,
 } from './errors.js';
 export { silentLogger } from './logger.js';
-export { durationText, durationUnits } from './duration.js';
+export { durationMs, durationText, durationUnits } from './duration.js';
+export { keepChangeLog, type LogRetention } from './change-log-retention.js';
 export { resolveMode, modeVariable } from './mode.js';
 export { equalInConstantTime, generateToken, hashToken } from './admin-token.js';
 export { defaultBodyLimit, maxJsonDepth, readJsonBody } from './body.js';

@@ -1,5 +1,4 @@
-import { keepChangeLog } from '../data/change-log-retention.js';
-import { stopApp, type App, type AppInstance, type Storage } from '../../core/internal.js';
+import { keepChangeLog, stopApp, type App, type AppInstance, type Storage } from '../../core/internal.js';
 import { createNodeRealtime } from '../../realtime/node-realtime.js';
 import { servingInstances } from './instances.js';
 import { boot } from './boot.js';
@@ -136,7 +135,7 @@ export async function startServer(configured: App, options: StartOptions = {}): 
       );
     }
     await closeInstances();
-    keeping?.stop();
+    await keeping?.stop();
     // The modules' onClose, then storage closed.
     await stopApp(booted.started);
     removeServerState(dataDir, process.pid);

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { defaultBodyLimit, durationUnits, type Mode } from '../../core/internal.js';
+import { defaultBodyLimit, durationMs, type Mode } from '../../core/internal.js';
 import {
   connectionLimitSettings,
   defaultRealtimeSettings,
@@ -77,15 +77,13 @@ function wholeNumber(min: number, unit: string) {
 /** `30m`, `6h`, `1d` (or `90s`) in ms; `0` or `off` is 0 (none). */
 function duration(unit: string) {
   return (raw: string, source: string): number => {
-    const text = raw.trim().toLowerCase();
-    if (text === '0' || text === 'off' || text === '') return 0;
-    const match = /^(\d+)\s*([smhd])$/.exec(text);
-    if (!match || Number(match[1]) === 0) {
+    const ms = durationMs(raw);
+    if (ms === undefined) {
       throw new SettingError(
         `invalid ${unit} "${raw}" from ${source}: use a number with s, m, h or d (\`30m\`, \`6h\`, \`1d\`), or off`,
       );
     }
-    return Number(match[1]) * durationUnits[match[2]!]!;
+    return ms;
   };
 }
 

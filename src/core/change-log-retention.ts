@@ -1,6 +1,7 @@
 /** Drops the changes the change log no longer keeps: older than its retention, or past its size. */
-import { randomUUID } from 'node:crypto';
-import { durationText, type ChangeLogDriver, type Logger } from '../../core/internal.js';
+import type { ChangeLogDriver } from './change-log.js';
+import { durationText } from './duration.js';
+import type { Logger } from './logger.js';
 
 /** How often the log is trimmed. */
 const everyMs = 60_000;
@@ -48,10 +49,12 @@ export function keepChangeLog(
     now?: () => number;
     /** The most changes one transaction drops (see defaultStep). */
     step?: number;
+    /** When the first trim runs (5 s after the start by default: a server's start has other work first). */
+    firstAfterMs?: number;
   } = {},
-): { trim(): Promise<number>; holdNow(): Promise<void>; stop(): void } {
+): { trim(): Promise<number>; holdNow(): Promise<void>; stop(): Promise<void> } {
   const now = options.now ?? Date.now;
-  const holder = randomUUID();
+  const holder = globalThis.crypto.randomUUID();
   /** Whether a hold keeps the log over its size: said when that starts, not at every trim. */
   let keptOver = false;
   /** Writes this process's hold (renewing it for the retention); answers the lowest hold of all, if any. */
@@ -113,7 +116,7 @@ export function keepChangeLog(
       )
       .finally(() => (running = undefined));
   };
-  const first = setTimeout(run, 5000);
+  const first = setTimeout(run, options.firstAfterMs ?? 5000);
   const timer = setInterval(run, everyMs);
   first.unref();
   timer.unref();
@@ -130,9 +133,11 @@ export function keepChangeLog(
         );
       }
     },
-    stop() {
+    /** No more trims; answers once the one under way, if any, is done (its storage may then close). */
+    async stop() {
       clearTimeout(first);
       clearInterval(timer);
+      await running;
     },
   };
 }
