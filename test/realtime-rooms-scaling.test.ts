@@ -53,6 +53,39 @@ describe('rooms across instances (Redis)', () => {
     other.disconnect();
     socket.disconnect();
   });
+
+  it('the members of an instance killed (it sends no leave) are told to have left, once it has been silent for three of its beats', async () => {
+    const redisKey = `berth:rooms_killed_${Date.now()}`;
+    // A looks for silent instances each 0.5 s (its beat): B is found gone soon after its 15 s.
+    const a = await startRealtimeServer({ redisUrl: runRedis, redisKey, roomBeatMs: 500 });
+    // B as `berth start` runs it, beating every 5 s, in a process of its own: killed, it says nothing more.
+    const b = await startBinary(berthBin, {
+      cwd: tempDir(),
+      env: { PORT: '0', REDIS_URL: runRedis, BERTH_REDIS_KEY: redisKey, BERTH_MODE: 'release' },
+    });
+    onTestFinished(async () => {
+      if (b.child.exitCode === null && b.child.signalCode === null) b.child.kill('SIGKILL');
+      await b.exited;
+    });
+    await expect.poll(() => a.realtime.redis?.(), { timeout: 5000 }).toBe('up');
+    const room = `killed-${Date.now()}`;
+    const socket = await roomSocket(a.url);
+    const seen = chatEvents(socket);
+    expect(await socket.emitWithAck('join', { channel: 'chat', room })).toMatchObject({ ok: true });
+    await roomWebSocket(`ws://127.0.0.1:${b.port}/chat?room=${room}`);
+    await expect.poll(() => seen, { timeout: 5000 }).toHaveLength(1);
+    const wsId = new RegExp(`^join ${room} (\\S+)$`).exec(seen[0]!)![1]!;
+
+    b.child.kill('SIGKILL');
+    const killed = Date.now();
+    await expect.poll(() => seen, { timeout: 30_000, interval: 200 }).toContain(`leave ${room} ${wsId}`);
+    // Not before three of B's beats (15 s) went unheard: a slow instance is not taken for gone.
+    expect(Date.now() - killed).toBeGreaterThanOrEqual(10_000);
+    // And who is there says the same.
+    const again = await socket.emitWithAck('join', { channel: 'chat', room });
+    expect(again.present).toEqual([socket.id]);
+    socket.disconnect();
+  }, 60_000);
 });
 
 const token = 'rooms-workers-token-0123456789';

@@ -96,6 +96,11 @@ export async function createNodeRealtime(
     /** Another adapter (the cluster adapter between workers) when there is no Redis. */
     adapter?: SocketIoOptions['adapter'];
     /**
+     * With an adapter, how often this node tells the others it is alive (5 s by default): one not heard for
+     * three of its own beats stopped without closing, and its members of rooms are told here to have left.
+     */
+    roomBeatMs?: number;
+    /**
      * A client's address as HTTP's rate limits see it (asked at each
      * connection, so a reload that changes trustProxy applies); the
      * socket's address when not given.
@@ -127,6 +132,7 @@ export async function createNodeRealtime(
     socketIo: ReturnType<typeof import('./socket-io.js').createSocketIoServer>;
     websockets: ReturnType<typeof import('./websocket-channels.js').createWebSocketChannels>;
     rooms: ChannelRooms;
+    network?: { close(): void };
   };
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
@@ -161,7 +167,9 @@ export async function createNodeRealtime(
         pingTimeout: settings.pingTimeout,
         allowOrigin,
       });
-      if (adapter) connectRoomNetwork(socketIo.io, rooms, logger);
+      const network = adapter
+        ? connectRoomNetwork(socketIo.io, rooms, logger, undefined, context.roomBeatMs)
+        : undefined;
       const websockets = createWebSocketChannels({
         channels: app.channels,
         rooms,
@@ -173,7 +181,7 @@ export async function createNodeRealtime(
         ...limits,
         events: { path: eventsPath, requests: socketIo.requests },
       });
-      loaded = { socketIo, websockets, rooms };
+      loaded = { socketIo, websockets, rooms, ...(network ? { network } : {}) };
       return loaded;
     }));
   if (adapter) await load();
@@ -236,6 +244,7 @@ export async function createNodeRealtime(
     async close() {
       // One still loading is closed once loaded; one never asked for has nothing to close.
       const current = loaded ?? (loading ? await loading.catch(() => undefined) : undefined);
+      current?.network?.close();
       if (current) await Promise.all([current.socketIo.close(), current.websockets.close()]);
       await fanout?.close();
     },

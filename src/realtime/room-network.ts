@@ -12,9 +12,14 @@ interface WireEvent {
   text?: string;
   bytes?: string;
   except?: string;
+  /** The node that sent it (an older Berth names none). */
+  node?: string;
 }
 
 const roomEvent = 'berth:room';
+/** Each node says it is alive, `{ node, everyMs }`, every `everyMs`: one not heard for three of those is gone. */
+const aliveEvent = 'berth:room-alive';
+const beatsMissed = 3;
 /** Asks and answers between nodes, `{ id, from, … }` then `{ id, to, members }` (the names older Berths use, too). */
 const asks = {
   present: { ask: 'berth:room-present', answer: 'berth:room-present-answer' },
@@ -64,10 +69,24 @@ export function connectRoomNetwork(
   rooms: ChannelRooms,
   logger: Logger,
   timeout = 1000,
-): RoomNetwork {
+  beatEveryMs = 5000,
+): RoomNetwork & { close(): void } {
   const node = randomUUID();
   const waiting = new Map<string, (members: unknown) => void>();
-  io.on(roomEvent, (wire: WireEvent) => rooms.deliver(wire.channel, fromWire(wire), wire.except));
+  const others = othersHeard(rooms, logger);
+  io.on(roomEvent, (wire: WireEvent) => {
+    if (typeof wire.node === 'string' && wire.node !== node) others.event(wire.node, wire);
+    rooms.deliver(wire.channel, fromWire(wire), wire.except);
+  });
+  io.on(aliveEvent, (alive: { node?: unknown; everyMs?: unknown }) => {
+    if (typeof alive?.node === 'string' && alive.node !== node && typeof alive.everyMs === 'number')
+      others.alive(alive.node, alive.everyMs);
+  });
+  const beat = setInterval(() => {
+    io.serverSideEmit(aliveEvent, { node, everyMs: beatEveryMs });
+    others.sweep();
+  }, beatEveryMs);
+  beat.unref();
   const answerWith = (
     kind: keyof typeof asks,
     members: (asked: { channel: string; room: string }) => unknown,
@@ -133,9 +152,12 @@ export function connectRoomNetwork(
   /** The last list of rooms asked for: callers within a second share it (the admin's pages poll it). */
   let listed: { at: number; list: Promise<Gathered<RoomEntry[]>> } | undefined;
 
-  const network: RoomNetwork = {
+  const network: RoomNetwork & { close(): void } = {
     send(channel, event, except) {
-      io.serverSideEmit(roomEvent, toWire(channel, event, except));
+      io.serverSideEmit(roomEvent, { ...toWire(channel, event, except), node });
+    },
+    close() {
+      clearInterval(beat);
     },
     async present(channel, room) {
       const { answers, missing } = await gather<string[]>('present', `who is in room ${room}`, {
@@ -154,4 +176,71 @@ export function connectRoomNetwork(
   };
   rooms.network = network;
   return network;
+}
+
+/**
+ * The other nodes' members as their join and leave events told this node, and when each node was last heard
+ * (its events, its beats). A node not heard for three of its beats went without its members' leaves (killed,
+ * out of memory, its machine lost): this node tells its own members of their rooms that they left, as if each
+ * had disconnected. An older Berth's events name no node, and its members are not kept.
+ */
+function othersHeard(rooms: ChannelRooms, logger: Logger) {
+  interface Other {
+    heard: number;
+    everyMs: number;
+    /** By `channel room`: the room and who of that node is in it. */
+    members: Map<string, { channel: string; room: string; clients: Set<string> }>;
+  }
+  const others = new Map<string, Other>();
+  /** Nodes found gone: one heard again was only slow, and says so once. */
+  const gone = new Set<string>();
+  const heard = (id: string): Other => {
+    let other = others.get(id);
+    if (!other) {
+      others.set(id, (other = { heard: Date.now(), everyMs: 5000, members: new Map() }));
+      if (gone.delete(id))
+        logger.warn(
+          { node: id },
+          'a worker or instance found gone speaks again: it was only slow, and its members, told to have left, are in the rooms still (present() lists them)',
+        );
+    }
+    other.heard = Date.now();
+    return other;
+  };
+  return {
+    event(id: string, wire: WireEvent): void {
+      const other = heard(id);
+      if (wire.type !== 'join' && wire.type !== 'leave') return;
+      const key = `${wire.channel} ${wire.room}`;
+      let room = other.members.get(key);
+      if (wire.type === 'join') {
+        if (!room)
+          other.members.set(key, (room = { channel: wire.channel, room: wire.room, clients: new Set() }));
+        room.clients.add(wire.client);
+      } else if (room?.clients.delete(wire.client) && room.clients.size === 0) other.members.delete(key);
+    },
+    alive(id: string, everyMs: number): void {
+      heard(id).everyMs = everyMs;
+    },
+    sweep(): void {
+      const now = Date.now();
+      for (const [id, other] of others) {
+        const silentMs = now - other.heard;
+        if (silentMs < beatsMissed * other.everyMs) continue;
+        others.delete(id);
+        gone.add(id);
+        let told = 0;
+        for (const { channel, room, clients } of other.members.values())
+          for (const client of clients) {
+            rooms.deliver(channel, { type: 'leave', room, client }, undefined);
+            told++;
+          }
+        if (told > 0)
+          logger.warn(
+            { node: id, members: told, silentMs },
+            `a worker or instance has not been heard for ${Math.round(silentMs / 1000)} s (it stopped without closing): ${told} member(s) of its rooms are told here that they left`,
+          );
+      }
+    },
+  };
 }

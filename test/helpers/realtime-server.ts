@@ -38,6 +38,8 @@ export async function startRealtimeServer(
     driver?: () => StorageDriver;
     /** The port to listen on (a server started again where one was): a free one by default. */
     port?: number;
+    /** With Redis, how often it tells the other instances it is alive (see createNodeRealtime). */
+    roomBeatMs?: number;
   } = {},
 ) {
   const realtimePath = options.path ?? defaultRealtimePath;
@@ -60,6 +62,7 @@ export async function startRealtimeServer(
       ? { redis: { url: options.redisUrl, key: (await redisKeyOf(options.redisKey, storage)).key } }
       : {}),
     mode,
+    ...(options.roomBeatMs ? { roomBeatMs: options.roomBeatMs } : {}),
     settings: { ...defaultRealtimeSettings, ...options.realtime },
     authenticate: (credential) => instance.authenticate(credential),
   });
