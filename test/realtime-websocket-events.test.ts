@@ -131,6 +131,8 @@ describe('the collections’ events over a plain WebSocket (/socket.io/events)',
     expect(client.frames[0]!.error).toMatch(/^not JSON: send JSON text/);
     expect(client.frames[1]!.error).toMatch(/^a binary frame/);
     expect(await client.ask('listen', 'books')).toMatchObject({ ok: false, error: /unknown event "listen"/ });
+    // A ping is answered, and subscribes nothing.
+    expect(await client.ask('ping', undefined)).toEqual({ ok: true });
     expect(await client.ask('subscribe', 'nothing')).toMatchObject({
       ok: false,
       error: /unknown topic "nothing"/,
@@ -212,7 +214,10 @@ describe('the collections’ events over a plain WebSocket (/socket.io/events)',
  * berth/client on a server's events WebSocket, through the ws package's WebSocket (Node.js 20 has none of its
  * own), each one it opens remembered so that a test can drop it.
  */
-function trackedClient(port: number, options: { token?: string } = {}) {
+function trackedClient(
+  port: number,
+  options: { token?: string; heartbeat?: { quietMs?: number; timeoutMs?: number } } = {},
+) {
   const opened: WebSocket[] = [];
   class Tracked extends WebSocket {
     constructor(url: string) {
@@ -297,6 +302,30 @@ describe('berth/client over the events WebSocket', () => {
     await expect.poll(() => opened.at(-1)!.readyState).toBe(WebSocket.CLOSED);
     expect(server.realtime.monitor.report().clients).toEqual([]);
   }, 120_000);
+
+  it('a connection that brings nothing and answers no ping is dropped and opened again; a quiet one that answers stays', async () => {
+    const server = await startRealtimeServer();
+    const { client, opened } = trackedClient(server.port, { heartbeat: { quietMs: 200, timeoutMs: 200 } });
+    const received: string[] = [];
+    client.subscribe('books', { created: (book: ClientRecord) => void received.push(String(book.title)) });
+    await expect.poll(() => opened[0]?.readyState).toBe(WebSocket.OPEN);
+    await expect.poll(() => server.realtime.monitor.report().subscribers.length).toBe(1);
+    // Quiet, but answering its pings: the same connection all along.
+    await new Promise((done) => setTimeout(done, 1000));
+    expect(opened).toHaveLength(1);
+    // Now nothing reaches the client on it (a network that stopped delivering; no close comes), while a book is
+    // written: the client asks, hears no answer, and opens another connection, which resumes.
+    (opened[0] as unknown as { _socket: { pause(): void } })._socket.pause();
+    expect((await adminWrite(server.url, 'POST', '/books', { title: 'unheard', author: 'A' })).status).toBe(
+      201,
+    );
+    await expect.poll(() => opened.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => received).toEqual(['unheard']);
+    await new Promise((done) => setTimeout(done, 600));
+    expect(opened).toHaveLength(2);
+    expect(received).toEqual(['unheard']);
+    client.close();
+  });
 
   it('subscribes with a token, sent first each time it connects', async () => {
     const server = await startRealtimeServer({ modules: [booksModule, usersModule] });

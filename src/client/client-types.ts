@@ -199,6 +199,13 @@ export type ClientOptions =
       token?: string | TokenSource;
       /** The WebSocket class where the runtime has none (Node.js 20: the `ws` package's). */
       WebSocket?: WebSocketClass;
+      /**
+       * A connection that brought nothing for `quietMs` (default 30 s) asks the server for an answer (`ping`),
+       * and one with no answer within `timeoutMs` (default 10 s) is taken for dead (a network that changed, a
+       * server frozen: no close ever comes), dropped and opened again. A WebSocket in a page cannot see the
+       * server's own pings.
+       */
+      heartbeat?: { quietMs?: number; timeoutMs?: number };
       /** Reads the server over HTTP: when given, a resync reads the collection again and hands it over. */
       fetch?: FetchPath;
       /** How long a subscribe's answer may take before it is asked again (default 10 s). */

@@ -26,10 +26,11 @@ import { webSocketSocket } from './websocket-socket.js';
 export function createClient(options: ClientOptions): Client {
   if ('server' in options) return pageClient(options.server);
   if ('socket' in options) return socketClient(options);
-  const { url, token, WebSocket, ...rest } = options;
+  const { url, token, WebSocket, heartbeat, ...rest } = options;
   const socket = webSocketSocket(url, {
     ...(token === undefined ? {} : { token }),
     ...(WebSocket ? { WebSocket } : {}),
+    ...(heartbeat ? { heartbeat } : {}),
   });
   const client = socketClient({ socket, ...rest });
   return {

@@ -7,6 +7,9 @@ const retryFirst = 100;
 const retryMost = 10_000;
 /** How often a token function is asked again while it gives the token the server refused. */
 const refusedRecheck = 1_000;
+/** A connection quiet this long is asked for an answer, which may take this long (see ClientOptions' heartbeat). */
+const quietFirst = 30_000;
+const pingTimeout = 10_000;
 
 type Listener = (...args: never[]) => void;
 
@@ -23,8 +26,14 @@ type Listener = (...args: never[]) => void;
  */
 export function webSocketSocket(
   url: string,
-  options: { token?: string | TokenSource; WebSocket?: WebSocketClass } = {},
+  options: {
+    token?: string | TokenSource;
+    WebSocket?: WebSocketClass;
+    heartbeat?: { quietMs?: number; timeoutMs?: number };
+  } = {},
 ): ClientSocket & { close(): void } {
+  const quietMs = options.heartbeat?.quietMs ?? quietFirst;
+  const answerMs = options.heartbeat?.timeoutMs ?? pingTimeout;
   const Class = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket ?? undefined;
   if (!Class)
     throw new Error(
@@ -42,6 +51,8 @@ export function webSocketSocket(
   let refusedToken: string | undefined;
   let socket: WebSocketLike | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The next look at whether the connection is quiet (see watch). */
+  let watching: ReturnType<typeof setTimeout> | undefined;
 
   const fire = (event: string, args: unknown[]): void => {
     for (const listener of [...(listeners.get(event) ?? [])])
@@ -106,15 +117,60 @@ export function webSocketSocket(
       );
   };
 
+  /** The connection ended (closed, or taken for dead): what waits for it fails, and the next one is tried. */
+  const closed = (current: WebSocketLike, reason: string): void => {
+    if (socket !== current) return;
+    socket = undefined;
+    connected = false;
+    clearTimeout(watching);
+    for (const [id, asked] of waiting) {
+      waiting.delete(id);
+      asked.failed(new Error(`the connection closed (${reason}) before the answer`));
+    }
+    fire('disconnect', [reason]);
+    if (ended || refused) return;
+    later();
+  };
+
+  /**
+   * While `current` is the connection: when it brought nothing for `quietMs`, it is asked for an answer, and
+   * without one in time it is dropped as dead (its close may never come) and the next one is tried.
+   */
+  const watch = (current: WebSocketLike, heard: () => number): void => {
+    const check = (): void => {
+      watching = undefined;
+      if (socket !== current || !connected) return;
+      const quiet = Date.now() - heard();
+      if (quiet < quietMs) return void (watching = setTimeout(check, quietMs - quiet));
+      ask(current, 'ping', undefined, answerMs).then(
+        () => {
+          if (socket === current && connected) watching = setTimeout(check, quietMs);
+        },
+        () => {
+          if (socket !== current) return;
+          current.onclose = null;
+          current.onmessage = null;
+          current.close(4000, 'no answer to ping');
+          closed(current, `no answer to a ping within ${answerMs} ms`);
+        },
+      );
+    };
+    clearTimeout(watching);
+    watching = setTimeout(check, quietMs);
+  };
+
   const connect = (token: string | undefined): void => {
     const current = new Class(url);
     socket = current;
+    let heard = Date.now();
     current.onopen = () => {
       const ready = (): void => {
         // Closed (or opened again) while its token was checked: it says nothing more.
         if (ended || socket !== current) return;
         retry = retryFirst;
         connected = true;
+        heard = Date.now();
+        watch(current, () => heard);
         fire('connect', []);
       };
       if (token === undefined) return ready();
@@ -133,6 +189,7 @@ export function webSocketSocket(
       );
     };
     current.onmessage = ({ data }: { data: unknown }) => {
+      heard = Date.now();
       let frame: { event?: unknown; data?: unknown; id?: unknown; ack?: unknown };
       try {
         frame = JSON.parse(String(data)) as typeof frame;
@@ -152,17 +209,8 @@ export function webSocketSocket(
       }
     };
     current.onerror = () => undefined;
-    current.onclose = ({ code, reason }: { code: number; reason: string }) => {
-      if (socket !== current) return;
-      connected = false;
-      for (const [id, asked] of waiting) {
-        waiting.delete(id);
-        asked.failed(new Error(`the connection closed (${code}) before the answer`));
-      }
-      fire('disconnect', [reason || String(code)]);
-      if (ended || refused) return;
-      later();
-    };
+    current.onclose = ({ code, reason }: { code: number; reason: string }) =>
+      closed(current, reason || String(code));
   };
   open();
 
@@ -192,6 +240,7 @@ export function webSocketSocket(
       ended = true;
       connected = false;
       if (timer) clearTimeout(timer);
+      clearTimeout(watching);
       socket?.close(1000);
     },
   };

@@ -277,12 +277,12 @@ export function generateAsyncApi(
       name: 'request',
       title: 'A request',
       summary:
-        'subscribe or unsubscribe (data as socket.io takes them), or auth ({ token }) before the first subscribe',
+        'subscribe or unsubscribe (data as socket.io takes them), auth ({ token }) before the first subscribe, or ping (no data; its ack { ok: true } says the connection stands)',
       payload: {
         type: 'object',
         required: ['event'],
         properties: {
-          event: { type: 'string', enum: ['subscribe', 'unsubscribe', 'auth'] },
+          event: { type: 'string', enum: ['subscribe', 'unsubscribe', 'auth', 'ping'] },
           data: {},
           id: {
             oneOf: [{ type: 'number' }, { type: 'string' }],

@@ -88,7 +88,7 @@ function eventsMessage(
   isBinary: boolean,
 ): { event: string; data: unknown; id: unknown } | { error: string; id: unknown } {
   const usage =
-    'send JSON text: { "event": "subscribe", "data": "books" | { "topic", "since" } | { "topic", "query" }, "id": 1 }, { "event": "unsubscribe", "data": … } or { "event": "auth", "data": { "token" }, "id": 1 }';
+    'send JSON text: { "event": "subscribe", "data": "books" | { "topic", "since" } | { "topic", "query" }, "id": 1 }, { "event": "unsubscribe", "data": … }, { "event": "auth", "data": { "token" }, "id": 1 } or { "event": "ping", "id": 1 }';
   if (isBinary) return { error: `a binary frame: ${usage}`, id: undefined };
   let message: unknown;
   try {
@@ -106,7 +106,7 @@ function eventsMessage(
     id?: unknown;
   };
   const ack = typeof id === 'number' || typeof id === 'string' ? id : undefined;
-  if (event !== 'subscribe' && event !== 'unsubscribe' && event !== 'auth')
+  if (event !== 'subscribe' && event !== 'unsubscribe' && event !== 'auth' && event !== 'ping')
     return { error: `unknown event ${JSON.stringify(event)}: ${usage}`, id: ack };
   return { event, data: value, id: ack };
 }
@@ -366,6 +366,8 @@ export function createWebSocketChannels(options: WebSocketChannelOptions) {
         else this.sendFrame(JSON.stringify({ error: message.error }));
         return;
       }
+      // A client that heard nothing for a while asks whether the connection still stands: it does.
+      if (message.event === 'ping') return this.answer(message.id, { ok: true });
       const { requests, path } = this.events;
       // A token never goes to the admin monitor's recent messages.
       options.monitor.message(
