@@ -100,6 +100,35 @@ describe('the change log’s retention and its subscribers', () => {
     }
   });
 
+  it('a trim stopped between its steps ends after the step under way: stop() waits for that one only', async () => {
+    const { storage, changes } = await withNotes(250);
+    let steps = 0;
+    const trim = changes.trim.bind(changes);
+    let stopping: Promise<void> | undefined;
+    const stepping = {
+      ...changes,
+      trim: async (upTo: number) => {
+        // The process stops while the first step runs.
+        if (++steps === 1) stopping = retention.stop();
+        return trim(upTo);
+      },
+    };
+    const retention = keepChangeLog(
+      stepping,
+      () => ({ retentionMs: 0, maxChanges: 10 }),
+      recordingLogger().logger,
+      { step: 100 },
+    );
+    try {
+      expect(await retention.trim()).toBe(100);
+      await stopping;
+      expect(steps).toBe(1);
+      expect((await changes.bounds()).floor).toBe(100);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('the size cut stops where a subscriber within the retention has read up to, on any process; the time cut does not', async () => {
     const { storage, changes } = await withNotes(10);
     const { head } = await changes.bounds();

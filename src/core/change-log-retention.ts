@@ -55,6 +55,7 @@ export function keepChangeLog(
 ): { trim(): Promise<number>; holdNow(): Promise<void>; stop(): Promise<void> } {
   const now = options.now ?? Date.now;
   const holder = globalThis.crypto.randomUUID();
+  let stopped = false;
   /** Whether a hold keeps the log over its size: said when that starts, not at every trim. */
   let keptOver = false;
   /** Writes this process's hold (renewing it for the retention); answers the lowest hold of all, if any. */
@@ -94,7 +95,8 @@ export function keepChangeLog(
     let dropped = 0;
     for (let upTo = Math.min(cut, floor + step); ; upTo = Math.min(cut, upTo + step)) {
       dropped += await changes.trim(upTo);
-      if (upTo >= cut) break;
+      // Stopped (the process or the page closes): the rest waits for the next start.
+      if (upTo >= cut || stopped) break;
     }
     if (dropped > 0) {
       logger.info(
@@ -118,8 +120,9 @@ export function keepChangeLog(
   };
   const first = setTimeout(run, options.firstAfterMs ?? 5000);
   const timer = setInterval(run, everyMs);
-  first.unref();
-  timer.unref();
+  // A Node.js process does not stay up for them; a browser's timers are numbers, with nothing to unref.
+  (first as { unref?: () => void }).unref?.();
+  (timer as { unref?: () => void }).unref?.();
   return {
     trim,
     /** Writes this process's hold now: as it stops, once its subscribers have left (they may resume elsewhere). */
@@ -133,8 +136,9 @@ export function keepChangeLog(
         );
       }
     },
-    /** No more trims; answers once the one under way, if any, is done (its storage may then close). */
+    /** No more trims; answers once the one under way, if any, has ended its step (its storage may then close). */
     async stop() {
+      stopped = true;
       clearTimeout(first);
       clearInterval(timer);
       await running;

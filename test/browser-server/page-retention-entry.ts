@@ -10,6 +10,10 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 (window as unknown as { scenarios: object }).scenarios = {
   /** 1,200 notes written by a first load; what the next load's log keeps (the size is 1,000). */
   async trimmedAtTheNextLoad() {
+    // What the page's own code throws where nothing catches it (a timer of Node's in a browser, say).
+    const uncaught: string[] = [];
+    addEventListener('unhandledrejection', (event) => void uncaught.push(String(event.reason)));
+    addEventListener('error', (event) => void uncaught.push(String(event.message)));
     const name = `page-retention-${Date.now()}`;
     const first = createBrowserServer({ modules, name, changeLogMaxChanges: 1000 });
     await first.ready;
@@ -29,6 +33,7 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
     await next.storage.repository(notes).create({ title: 'after' });
     const head = (await next.storage.changes!.bounds()).head;
     await next.close();
-    return { before, after, oldest, head };
+    await pause(100);
+    return { before, after, oldest, head, uncaught };
   },
 };

@@ -11,6 +11,7 @@ describe('the in-page server’s change log on IndexedDB', () => {
       after: { head: number; floor: number };
       oldest: string;
       head: number;
+      uncaught: string[];
     };
     await context.close();
     expect(out.before).toEqual({ head: 1200, floor: 0 });
@@ -18,5 +19,6 @@ describe('the in-page server’s change log on IndexedDB', () => {
     expect(out.after).toEqual({ head: 1200, floor: 200 });
     expect(out.oldest).toBe('note 200');
     expect(out.head).toBe(1201);
+    expect(out.uncaught).toEqual([]);
   }, 120_000);
 });
