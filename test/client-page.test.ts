@@ -297,7 +297,12 @@ describe('berth/client on an in-page server', () => {
     await books.ready;
     expect(books.items.map(({ title }) => title)).toContain('Kindred');
     expect(problems).toEqual([
-      { topic: 'books', query: 'sort=title', code: 503, reason: 'the read was aborted' },
+      {
+        topic: 'books',
+        query: 'sort=title',
+        code: 503,
+        reason: 'its result could not be read: the read was aborted',
+      },
     ]);
     // Still live: a change comes to it.
     await write('POST', '/books', { title: 'Dawn', author: 'Octavia Butler', year: 1987 });

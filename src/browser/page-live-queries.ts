@@ -121,7 +121,14 @@ export function createPageLiveQueries(options: PageLiveOptions) {
         started = await engine.subscribe(subscriber, adminCaller, topic, query, options.position);
       } catch (error) {
         end();
-        throw error;
+        // Its read failed (an IndexedDB abort, another tab's upgrade): as the Node server answers it, 503, to ask
+        // again; the query itself was not refused.
+        options.logger.warn({ topic, query, err: error }, `a live query of ${topic} could not be read`);
+        return {
+          ok: false,
+          code: 503,
+          error: `its result could not be read: ${(error as Error)?.message ?? error}`,
+        };
       } finally {
         clearTimeout(slow);
       }

@@ -86,19 +86,20 @@ export function pageClient(server: PageServer): Client {
         .then(
           (answer) => {
             if (ended || stale()) return answer.ok && answer.close();
+            if (!answer.ok && answer.code === 503) {
+              // Its read failed, not the query: asked again later, as over a socket; `ready` waits for it.
+              entry.problem({ topic, query, code: 503, reason: answer.error });
+              retry = setTimeout(start, retryWait);
+              retryWait = Math.min(retryWait * 2, retryLongest);
+              return;
+            }
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
             retryWait = retryFirst;
             entry.snapshot(answer.items as ClientRecord[], answer.seq, answer);
           },
-          (error: unknown) => {
-            if (ended || stale()) return;
-            // Its read failed (the storage, not the query: a refusal is an answer): as the Node server answers
-            // that 503 and the client over a socket asks again later, so here; `ready` waits for the answer.
-            entry.problem({ topic, query, code: 503, reason: (error as Error)?.message ?? String(error) });
-            retry = setTimeout(start, retryWait);
-            retryWait = Math.min(retryWait * 2, retryLongest);
-          },
+          // The page's server cannot answer at all (its storage never opened): nothing to ask again.
+          (error: unknown) => (stale() ? undefined : fail((error as Error)?.message ?? String(error))),
         );
     };
     start();

@@ -50,7 +50,8 @@ export interface PageLiveHandlers {
 /** A live query's start: its result at `seq` (its events follow), or why it was refused. */
 export type PageLiveAnswer =
   | { ok: true; seq: number; items: Array<{ id: string }>; sort: string; limit: number; close(): void }
-  | { ok: false; error: string; errors?: unknown };
+  // 503: its result could not be read now (the storage failed), and it may be asked again; else a refusal.
+  | { ok: false; error: string; errors?: unknown; code?: number };
 
 /** Live queries one client may hold at once. */
 export const maxLiveQueriesPerClient = 20;
