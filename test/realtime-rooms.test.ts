@@ -1,6 +1,13 @@
 import type { Server as SocketIoServer } from 'socket.io';
 import { describe, expect, it } from 'vitest';
-import { BerthError, ChannelRooms, defineChannel, defineModule, silentLogger } from '../src/core/internal.js';
+import {
+  BerthError,
+  ChannelRooms,
+  defineChannel,
+  defineModule,
+  silentLogger,
+  type RoomEvent,
+} from '../src/core/internal.js';
 import { chatChannel, chatModule } from '../src/modules/chat/index.js';
 import { connectRoomNetwork } from '../src/realtime/room-network.js';
 import { booksModule } from '../src/modules/books/index.js';
@@ -304,7 +311,7 @@ describe('who is in a room, across nodes', () => {
       fakeServer(() => Promise.resolve(4), [['there-1'], ['there-2', 'there-3']]),
       rooms,
       logger,
-      200,
+      { timeout: 200 },
     );
     expect(await rooms.present(chatChannel, 'lobby')).toEqual(['here-1', 'there-1', 'there-2', 'there-3']);
     expect(lines).toEqual([
@@ -337,7 +344,7 @@ describe('who is in a room, across nodes', () => {
       ],
       'berth:room-list',
     );
-    connectRoomNetwork(io, rooms, logger, 200);
+    connectRoomNetwork(io, rooms, logger, { timeout: 200 });
     expect(rooms.localRooms()).toEqual([
       { channel: 'chat', room: 'desk', members: ['here-2'] },
       { channel: 'chat', room: 'lobby', members: ['here-1'] },
@@ -362,13 +369,107 @@ describe('who is in a room, across nodes', () => {
       fakeServer(() => new Promise<number>(() => {}), []),
       rooms,
       logger,
-      100,
+      { timeout: 100 },
     );
     expect(await rooms.present(chatChannel, 'lobby')).toEqual(['here-1']);
     expect(lines).toEqual([
       "who is in room lobby could not be asked of the other workers or instances (they were not counted within 100 ms): answering with this one's members",
     ]);
     expect((await rooms.everywhere()).missing).toMatch(/they were not counted within 100 ms/);
+  });
+
+  it('a node gone silent (killed) is taken for gone after three of its beats: its members, those it had before this node started too, are told to have left; heard again, to be back', async () => {
+    // Nodes on one bus, each of which can be cut off (it neither sends nor hears).
+    const cut = new Set<Map<string, (payload: never) => void>>();
+    const nodes: Array<Map<string, (payload: never) => void>> = [];
+    const busNode = () => {
+      const handlers = new Map<string, (payload: never) => void>();
+      nodes.push(handlers);
+      const io = {
+        on: (event: string, handler: (payload: never) => void) => handlers.set(event, handler),
+        serverSideEmit(event: string, payload: unknown) {
+          if (cut.has(handlers)) return;
+          const text = JSON.stringify(payload);
+          for (const other of nodes)
+            if (other !== handlers && !cut.has(other))
+              setTimeout(() => other.get(event)?.(JSON.parse(text) as never));
+        },
+        of: () => ({ adapter: { serverCount: () => Promise.resolve(nodes.length) } }),
+      } as unknown as SocketIoServer;
+      return { handlers, io };
+    };
+    const { logger, lines } = roomsLoggingWarnings();
+    const seen: string[] = [];
+    const watcher = {
+      clientId: 'a-1',
+      deliver: (_: unknown, event: RoomEvent) =>
+        void seen.push(`${event.type} ${'client' in event ? event.client : ''}`),
+    };
+    // B first, with a member in the lobby; A starts after, and learns of it by asking.
+    const b = busNode();
+    const bRooms = new ChannelRooms([chatChannel]);
+    const bNetwork = connectRoomNetwork(b.io, bRooms, silentLogger, { beatEveryMs: 40 });
+    await bRooms.join({ clientId: 'b-1', deliver: () => {} }, chatChannel, 'lobby');
+    const a = busNode();
+    const aRooms = new ChannelRooms([chatChannel], logger);
+    const aNetwork = connectRoomNetwork(a.io, aRooms, logger, { beatEveryMs: 40 });
+    await aRooms.join(watcher, chatChannel, 'lobby');
+    await new Promise((done) => setTimeout(done, 100));
+    expect(seen).toEqual([]);
+    // B is cut off (killed: no leave is sent): after three of its beats unheard, A's member hears b-1 left.
+    cut.add(b.handlers);
+    await expect.poll(() => seen, { timeout: 2000 }).toEqual(['leave b-1']);
+    expect(lines.at(-1)).toMatch(/has not been heard for 0 s \(it stopped without closing\): 1 member\(s\)/);
+    // B was only cut off: heard again, its member is back.
+    cut.delete(b.handlers);
+    await expect.poll(() => seen, { timeout: 2000 }).toEqual(['leave b-1', 'join b-1']);
+    // Nothing more while both are heard.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(seen).toEqual(['leave b-1', 'join b-1']);
+    aNetwork.close();
+    bNetwork.close();
+  });
+
+  it('takes no node for gone while the link to the others is down (Redis), nor just after it is back', async () => {
+    const handlers = new Map<string, (payload: never) => void>();
+    let up = true;
+    const io = {
+      on: (event: string, handler: (payload: never) => void) => handlers.set(event, handler),
+      serverSideEmit() {},
+      of: () => ({ adapter: { serverCount: () => Promise.resolve(2) } }),
+    } as unknown as SocketIoServer;
+    const seen: string[] = [];
+    const rooms = new ChannelRooms([chatChannel]);
+    await rooms.join(
+      { clientId: 'a-1', deliver: (_, event) => void seen.push(event.type) },
+      chatChannel,
+      'lobby',
+    );
+    const network = connectRoomNetwork(io, rooms, silentLogger, { beatEveryMs: 40, linked: () => up });
+    // Another node's member joins, and its beats come, then the link goes down for long.
+    handlers.get('berth:room')!({
+      channel: 'chat',
+      room: 'lobby',
+      type: 'join',
+      client: 'b-1',
+      node: 'b',
+    } as never);
+    handlers.get('berth:room-alive')!({ node: 'b', everyMs: 40 } as never);
+    up = false;
+    await new Promise((done) => setTimeout(done, 400));
+    expect(seen).toEqual(['join']);
+    // Back up: b's beats come again, and b is not taken for gone.
+    up = true;
+    const beats = setInterval(
+      () => handlers.get('berth:room-alive')!({ node: 'b', everyMs: 40 } as never),
+      40,
+    );
+    await new Promise((done) => setTimeout(done, 400));
+    clearInterval(beats);
+    expect(seen).toEqual(['join']);
+    // Silent for good while the link is up: gone.
+    await expect.poll(() => seen, { timeout: 2000 }).toEqual(['join', 'leave']);
+    network.close();
   });
 
   it('answers each ask with its own answers, between nodes old and new', async () => {
@@ -390,8 +491,8 @@ describe('who is in a room, across nodes', () => {
     };
     const a = new ChannelRooms([chatChannel]);
     const b = new ChannelRooms([chatChannel]);
-    connectRoomNetwork(busServer(), a, silentLogger, 500);
-    connectRoomNetwork(busServer(), b, silentLogger, 500);
+    connectRoomNetwork(busServer(), a, silentLogger, { timeout: 500 });
+    connectRoomNetwork(busServer(), b, silentLogger, { timeout: 500 });
     // An older Berth: it answers who is in a room, with the payload it always sent, and nothing else.
     const older = busServer();
     const olderAnswers: unknown[] = [];
@@ -423,7 +524,8 @@ describe('who is in a room, across nodes', () => {
       missing:
         'which rooms have members: 1 of 2 other workers or instances did not answer within 500 ms; answering without their members',
     });
-    // The older node asks as it always did, and a new node answers it in the shape it reads.
+    // The older node asks as it always did, and a new node answers it in the shape it reads (and names itself,
+    // which the older one does not read).
     olderAnswers.length = 0;
     older.serverSideEmit('berth:room-present', {
       id: 'old-ask',
@@ -434,8 +536,8 @@ describe('who is in a room, across nodes', () => {
     await expect.poll(() => olderAnswers).toHaveLength(2);
     expect(olderAnswers).toEqual(
       expect.arrayContaining([
-        { id: 'old-ask', to: 'old-node', members: ['a-1'] },
-        { id: 'old-ask', to: 'old-node', members: ['b-1'] },
+        { id: 'old-ask', to: 'old-node', node: expect.any(String), members: ['a-1'] },
+        { id: 'old-ask', to: 'old-node', node: expect.any(String), members: ['b-1'] },
       ]),
     );
   });

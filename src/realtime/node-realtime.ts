@@ -168,7 +168,10 @@ export async function createNodeRealtime(
         allowOrigin,
       });
       const network = adapter
-        ? connectRoomNetwork(socketIo.io, rooms, logger, undefined, context.roomBeatMs)
+        ? connectRoomNetwork(socketIo.io, rooms, logger, {
+            ...(context.roomBeatMs ? { beatEveryMs: context.roomBeatMs } : {}),
+            ...(fanout ? { linked: () => fanout.status() === 'up' } : {}),
+          })
         : undefined;
       const websockets = createWebSocketChannels({
         channels: app.channels,

@@ -68,11 +68,18 @@ export function connectRoomNetwork(
   io: SocketIoServer,
   rooms: ChannelRooms,
   logger: Logger,
-  timeout = 1000,
-  beatEveryMs = 5000,
+  options: {
+    /** How long the other nodes have to answer `present` and `rooms`. */
+    timeout?: number;
+    /** How often this node says it is alive (see othersHeard). */
+    beatEveryMs?: number;
+    /** Whether the adapter reaches the other nodes now (Redis up): while not, none is taken for gone. */
+    linked?: () => boolean;
+  } = {},
 ): RoomNetwork & { close(): void } {
+  const { timeout = 1000, beatEveryMs = 5000, linked = () => true } = options;
   const node = randomUUID();
-  const waiting = new Map<string, (members: unknown) => void>();
+  const waiting = new Map<string, (members: unknown, from: unknown) => void>();
   const others = othersHeard(rooms, logger);
   io.on(roomEvent, (wire: WireEvent) => {
     if (typeof wire.node === 'string' && wire.node !== node) others.event(wire.node, wire);
@@ -82,24 +89,50 @@ export function connectRoomNetwork(
     if (typeof alive?.node === 'string' && alive.node !== node && typeof alive.everyMs === 'number')
       others.alive(alive.node, alive.everyMs);
   });
-  const beat = setInterval(() => {
-    io.serverSideEmit(aliveEvent, { node, everyMs: beatEveryMs });
-    others.sweep();
-  }, beatEveryMs);
-  beat.unref();
   const answerWith = (
     kind: keyof typeof asks,
     members: (asked: { channel: string; room: string }) => unknown,
   ) => {
     io.on(asks[kind].ask, (asked: { id: string; from: string; channel: string; room: string }) => {
-      io.serverSideEmit(asks[kind].answer, { id: asked.id, to: asked.from, members: members(asked) });
+      io.serverSideEmit(asks[kind].answer, { id: asked.id, to: asked.from, node, members: members(asked) });
     });
-    io.on(asks[kind].answer, (answered: { id: string; to: string; members: unknown }) => {
-      if (answered.to === node) waiting.get(answered.id)?.(answered.members);
+    io.on(asks[kind].answer, (answered: { id: string; to: string; node?: unknown; members: unknown }) => {
+      if (answered.to === node) waiting.get(answered.id)?.(answered.members, answered.node);
     });
   };
   answerWith('present', (asked) => rooms.local(asked.channel, asked.room));
   answerWith('rooms', () => rooms.localRooms());
+
+  /**
+   * Who of the other nodes is in which room now, asked of them all: what this node tracks from their join and
+   * leave events afterwards (each node's answer comes before its later events, in the adapter's order). At the
+   * start, and when the link comes back: the joins and leaves of a time apart were never heard here.
+   */
+  const learn = (): void => {
+    const id = randomUUID();
+    waiting.set(id, (members, from) => {
+      if (typeof from === 'string' && from !== node && Array.isArray(members))
+        others.seed(from, members as RoomEntry[]);
+    });
+    setTimeout(() => waiting.delete(id), 10 * timeout).unref();
+    io.serverSideEmit(asks.rooms.ask, { id, from: node });
+  };
+  learn();
+  let wasLinked = linked();
+  let lastBeat = performance.now();
+  const beat = setInterval(() => {
+    const now = performance.now();
+    // This process itself was held up (a pause, a long block): the others' beats wait unread, not missed.
+    const held = now - lastBeat > 2 * beatEveryMs;
+    lastBeat = now;
+    const isLinked = linked();
+    if (isLinked) io.serverSideEmit(aliveEvent, { node, everyMs: beatEveryMs });
+    if (held || !isLinked || !wasLinked) others.heardAll();
+    else others.sweep();
+    if (isLinked && !wasLinked) learn();
+    wasLinked = isLinked;
+  }, beatEveryMs);
+  beat.unref();
 
   /**
    * The other nodes' answers to a question: those within `timeout` ms of
@@ -179,10 +212,11 @@ export function connectRoomNetwork(
 }
 
 /**
- * The other nodes' members as their join and leave events told this node, and when each node was last heard
- * (its events, its beats). A node not heard for three of its beats went without its members' leaves (killed,
- * out of memory, its machine lost): this node tells its own members of their rooms that they left, as if each
- * had disconnected. An older Berth's events name no node, and its members are not kept.
+ * The other nodes' members as they said (their answer to `rooms`, then their join and leave events), and when
+ * each node was last heard (its events, its beats). A node not heard for three of its beats went without its
+ * members' leaves (killed, out of memory, its machine lost): this node tells its own members of those rooms
+ * that they left, as if each had disconnected. One heard again was only slow (or cut off): its members are told
+ * to have joined again. An older Berth names no node, and its members are not kept.
  */
 function othersHeard(rooms: ChannelRooms, logger: Logger) {
   interface Other {
@@ -192,19 +226,35 @@ function othersHeard(rooms: ChannelRooms, logger: Logger) {
     members: Map<string, { channel: string; room: string; clients: Set<string> }>;
   }
   const others = new Map<string, Other>();
-  /** Nodes found gone: one heard again was only slow, and says so once. */
-  const gone = new Set<string>();
+  /** Nodes taken for gone, with their members then, and when: one heard again is given them back. */
+  const gone = new Map<string, { other: Other; at: number }>();
+  /** How long a node taken for gone is remembered. */
+  const rememberMs = 10 * 60_000;
+  const tell = (other: Other, type: 'join' | 'leave'): number => {
+    let told = 0;
+    for (const { channel, room, clients } of other.members.values())
+      for (const client of clients) {
+        rooms.deliver(channel, { type, room, client }, undefined);
+        told++;
+      }
+    return told;
+  };
   const heard = (id: string): Other => {
     let other = others.get(id);
     if (!other) {
-      others.set(id, (other = { heard: Date.now(), everyMs: 5000, members: new Map() }));
-      if (gone.delete(id))
+      const back = gone.get(id);
+      gone.delete(id);
+      other = back?.other ?? { heard: 0, everyMs: 5000, members: new Map() };
+      others.set(id, other);
+      if (back) {
+        const told = tell(other, 'join');
         logger.warn(
-          { node: id },
-          'a worker or instance found gone speaks again: it was only slow, and its members, told to have left, are in the rooms still (present() lists them)',
+          { node: id, members: told },
+          `a worker or instance taken for gone is heard again (it was slow, or cut off): its ${told} member(s) of rooms are told here to be in them again`,
         );
+      }
     }
-    other.heard = Date.now();
+    other.heard = performance.now();
     return other;
   };
   return {
@@ -222,22 +272,35 @@ function othersHeard(rooms: ChannelRooms, logger: Logger) {
     alive(id: string, everyMs: number): void {
       heard(id).everyMs = everyMs;
     },
+    /** A node's members as it answered `rooms`: they replace what its events said before. */
+    seed(id: string, entries: RoomEntry[]): void {
+      const other = heard(id);
+      other.members = new Map(
+        entries
+          .filter((entry) => typeof entry?.channel === 'string' && Array.isArray(entry.members))
+          .map((entry) => [
+            `${entry.channel} ${entry.room}`,
+            { channel: entry.channel, room: entry.room, clients: new Set(entry.members) },
+          ]),
+      );
+    },
+    /** Every node counts as heard now: no beat of theirs could be heard meanwhile. */
+    heardAll(): void {
+      const now = performance.now();
+      for (const other of others.values()) other.heard = now;
+    },
     sweep(): void {
-      const now = Date.now();
+      const now = performance.now();
+      for (const [id, at] of gone) if (now - at.at > rememberMs) gone.delete(id);
       for (const [id, other] of others) {
         const silentMs = now - other.heard;
         if (silentMs < beatsMissed * other.everyMs) continue;
         others.delete(id);
-        gone.add(id);
-        let told = 0;
-        for (const { channel, room, clients } of other.members.values())
-          for (const client of clients) {
-            rooms.deliver(channel, { type: 'leave', room, client }, undefined);
-            told++;
-          }
+        gone.set(id, { other, at: now });
+        const told = tell(other, 'leave');
         if (told > 0)
           logger.warn(
-            { node: id, members: told, silentMs },
+            { node: id, members: told, silentMs: Math.round(silentMs) },
             `a worker or instance has not been heard for ${Math.round(silentMs / 1000)} s (it stopped without closing): ${told} member(s) of its rooms are told here that they left`,
           );
       }
