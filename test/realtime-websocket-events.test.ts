@@ -305,7 +305,8 @@ describe('berth/client over the events WebSocket', () => {
 
   it('a connection that brings nothing and answers no ping is dropped and opened again; a quiet one that answers stays', async () => {
     const server = await startRealtimeServer();
-    const { client, opened } = trackedClient(server.port, { heartbeat: { quietMs: 200, timeoutMs: 200 } });
+    // Asked after 0.2 s of quiet; 2 s for the answer, which a loaded machine takes longer than a moment to give.
+    const { client, opened } = trackedClient(server.port, { heartbeat: { quietMs: 200, timeoutMs: 2000 } });
     const received: string[] = [];
     client.subscribe('books', { created: (book: ClientRecord) => void received.push(String(book.title)) });
     await expect.poll(() => opened[0]?.readyState).toBe(WebSocket.OPEN);
@@ -319,7 +320,7 @@ describe('berth/client over the events WebSocket', () => {
     expect((await adminWrite(server.url, 'POST', '/books', { title: 'unheard', author: 'A' })).status).toBe(
       201,
     );
-    await expect.poll(() => opened.length, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => opened.length, { timeout: 10_000 }).toBe(2);
     await expect.poll(() => received).toEqual(['unheard']);
     await new Promise((done) => setTimeout(done, 600));
     expect(opened).toHaveLength(2);

@@ -147,7 +147,7 @@ export function webSocketSocket(
           if (socket === current && connected) watching = setTimeout(check, quietMs);
         },
         () => {
-          if (socket !== current) return;
+          if (socket !== current || ended) return;
           current.onclose = null;
           current.onmessage = null;
           current.close(4000, 'no answer to ping');
@@ -241,6 +241,11 @@ export function webSocketSocket(
       connected = false;
       if (timer) clearTimeout(timer);
       clearTimeout(watching);
+      // What waits for an answer hears now (its timer would keep a Node.js process up for it).
+      for (const [id, asked] of waiting) {
+        waiting.delete(id);
+        asked.failed(new Error('the client was closed before the answer'));
+      }
       socket?.close(1000);
     },
   };
