@@ -20,7 +20,12 @@ import {
 import { openSqliteStorage } from '../src/storage/sqlite.js';
 import { adminToken } from './helpers/in-process.js';
 import { tempDir } from './helpers/processes.js';
-import { reconnectingSocket, startRealtimeServer, writingBooks } from './helpers/realtime-server.js';
+import {
+  connectedSocket,
+  reconnectingSocket,
+  startRealtimeServer,
+  writingBooks,
+} from './helpers/realtime-server.js';
 
 /** A socket.io-client socket that reconnects by itself, at once, over WebSocket. */
 
@@ -182,6 +187,26 @@ describe('berth/client over socket.io', () => {
     await expect.poll(() => second.realtime.monitor.report().subscribers.length).toBe(1);
     await createBook(second.url, 'after');
     await expect.poll(() => seen).toEqual(['created before', 'created meanwhile', 'created after']);
+    client.close();
+    socket.disconnect();
+  });
+
+  it('a connection refused by a limit of the server is tried again after a while, and then subscribes', async () => {
+    const server = await startRealtimeServer({ realtime: { maxConnectionsPerIp: 1 } });
+    const first = await connectedSocket(server.url);
+    const socket = reconnectingSocket(server.url);
+    const refused = new Promise<{ data?: { code?: number } }>((done) => socket.once('connect_error', done));
+    const client = createClient({ socket });
+    const { seen, listener } = recorder();
+    client.subscribe('books', listener);
+    expect((await refused).data?.code).toBe(503);
+    // socket.io's client stops there; the client tries again once the place is free.
+    expect(socket.active).toBe(false);
+    first.disconnect();
+    await connectedOnce(socket);
+    await expect.poll(() => server.realtime.monitor.report().subscribers.length).toBe(1);
+    await createBook(server.url, 'after the refusal');
+    await expect.poll(() => seen).toEqual(['created after the refusal']);
     client.close();
     socket.disconnect();
   });

@@ -118,6 +118,10 @@ export interface ClientSocket {
   emitWithAck(event: string, ...args: unknown[]): Promise<unknown>;
   /** socket.io-client's `socket.timeout(ms)`: an ack that does not come rejects. */
   timeout?(milliseconds: number): { emitWithAck(event: string, ...args: unknown[]): Promise<unknown> };
+  /** socket.io-client's: whether it will connect again by itself (not after a refusal by the server). */
+  readonly active?: boolean;
+  /** socket.io-client's: connects (again). */
+  connect?(): unknown;
 }
 
 /** What the client needs of a WebSocket: the browser's, Node.js 22's, or the `ws` package's. */

@@ -11,7 +11,14 @@ import type {
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import type { LiveAction } from './live-result.js';
 import { resyncOf } from './read-collection.js';
-import { keepSubscribed, refusalOf, socketLink, type SubscribeAck } from './socket-link.js';
+import {
+  keepSubscribed,
+  refusalOf,
+  retryFirst,
+  retryLongest,
+  socketLink,
+  type SubscribeAck,
+} from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
 /** How long a subscribe's answer may take before it is asked again. */
@@ -186,6 +193,19 @@ export function socketClient(options: {
     else ended?.end({ topic, ...(query === undefined ? {} : { query }), ...problem });
   });
 
+  // A connection refused by one of the server's limits (503: too many from this address, or in all) is tried
+  // again after a while, as over the events WebSocket: socket.io's client does not, after a refusal.
+  const { socket } = options;
+  let refusedWait = retryFirst;
+  let refusedRetry: ReturnType<typeof setTimeout> | undefined;
+  const offRefused = link.on('connect_error', (error: { data?: { code?: unknown } } | undefined) => {
+    if (error?.data?.code !== 503 || socket.active !== false || !socket.connect) return;
+    clearTimeout(refusedRetry);
+    refusedRetry = setTimeout(() => void (socket.active === false && socket.connect?.()), refusedWait);
+    refusedWait = Math.min(refusedWait * 2, retryLongest);
+  });
+  const offConnected = link.on('connect', () => (refusedWait = retryFirst));
+
   return {
     subscribe(topic, handlers) {
       const entry = plain.get(topic) ?? openPlain(topic);
@@ -201,6 +221,9 @@ export function socketClient(options: {
     },
     close() {
       offClosing();
+      offRefused();
+      offConnected();
+      clearTimeout(refusedRetry);
       for (const each of [...plain.values(), ...live.values()]) each.end();
     },
   };
