@@ -113,17 +113,19 @@ describe('the change log’s retention and its subscribers', () => {
         return trim(upTo);
       },
     };
-    const retention = keepChangeLog(
-      stepping,
-      () => ({ retentionMs: 0, maxChanges: 10 }),
-      recordingLogger().logger,
-      { step: 100 },
-    );
+    const { logger, lines } = recordingLogger();
+    const retention = keepChangeLog(stepping, () => ({ retentionMs: 0, maxChanges: 10 }), logger, {
+      step: 100,
+    });
     try {
+      const { head } = await changes.bounds();
       expect(await retention.trim()).toBe(100);
       await stopping;
       expect(steps).toBe(1);
       expect((await changes.bounds()).floor).toBe(100);
+      expect(lines.at(-1)).toBe(
+        `change log: dropped 100 change(s) up to seq 100 (over 10 changes; stopped before seq ${head - 10})`,
+      );
     } finally {
       await storage.close();
     }

@@ -93,15 +93,16 @@ export function keepChangeLog(
     if (cut <= 0) return 0;
     const step = options.step ?? defaultStep;
     let dropped = 0;
-    for (let upTo = Math.min(cut, floor + step); ; upTo = Math.min(cut, upTo + step)) {
-      dropped += await changes.trim(upTo);
+    let reached = Math.min(cut, floor + step);
+    for (; ; reached = Math.min(cut, reached + step)) {
+      dropped += await changes.trim(reached);
       // Stopped (the process or the page closes): the rest waits for the next start.
-      if (upTo >= cut || stopped) break;
+      if (reached >= cut || stopped) break;
     }
     if (dropped > 0) {
       logger.info(
-        { dropped, floor: cut },
-        `change log: dropped ${dropped} change(s) up to seq ${cut} (${cut === byTime ? `older than ${durationText(retentionMs)}` : `over ${maxChanges} changes`})`,
+        { dropped, floor: reached },
+        `change log: dropped ${dropped} change(s) up to seq ${reached} (${cut === byTime ? `older than ${durationText(retentionMs)}` : `over ${maxChanges} changes`}${reached < cut ? `; stopped before seq ${cut}` : ''})`,
       );
     }
     return dropped;
