@@ -8,7 +8,7 @@ import type {
 } from './client-types.js';
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import { resyncOf } from './read-collection.js';
-import { refusalOf, retryFirst, retryLongest, type SubscribeAck } from './socket-link.js';
+import { refusalOf, retryLater, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
 type Live = { entry: LiveEntry<ClientRecord>; end(): void };
@@ -51,9 +51,8 @@ export function pageClient(server: PageServer): Client {
     const entry = createLiveEntry<ClientRecord>(topic, query, () => live.end());
     let ended = false;
     let closeOnServer: (() => void) | undefined;
-    /** After a read that failed, the wait before asking again (doubling), and its timer. */
-    let retryWait = retryFirst;
-    let retry: ReturnType<typeof setTimeout> | undefined;
+    /** After a read that failed: asking again later. */
+    const retry = retryLater();
     const fail = (reason: string, code?: number): void => {
       entry.problem({ topic, query, reason, ...(code === undefined ? {} : { code }) });
       live.end();
@@ -64,7 +63,7 @@ export function pageClient(server: PageServer): Client {
         if (ended) return;
         ended = true;
         if (lives.get(key) === live) lives.delete(key);
-        clearTimeout(retry);
+        retry.cancel();
         closeOnServer?.();
         entry.closed(); // a first result no longer comes (a refusal or its last handle said so already)
       },
@@ -89,13 +88,12 @@ export function pageClient(server: PageServer): Client {
             if (!answer.ok && answer.code === 503) {
               // Its read failed, not the query: asked again later, as over a socket; `ready` waits for it.
               entry.problem({ topic, query, code: 503, reason: answer.error });
-              retry = setTimeout(start, retryWait);
-              retryWait = Math.min(retryWait * 2, retryLongest);
+              retry.later(start);
               return;
             }
             if (!answer.ok) return fail(refusalOf(answer as SubscribeAck));
             closeOnServer = answer.close;
-            retryWait = retryFirst;
+            retry.reset();
             entry.snapshot(answer.items as ClientRecord[], answer.seq, answer);
           },
           // The page's server cannot answer at all (its storage never opened): nothing to ask again.

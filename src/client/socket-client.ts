@@ -11,14 +11,7 @@ import type {
 import { createLiveEntry, type LiveEntry } from './live-entry.js';
 import type { LiveAction } from './live-result.js';
 import { resyncOf } from './read-collection.js';
-import {
-  keepSubscribed,
-  refusalOf,
-  retryFirst,
-  retryLongest,
-  socketLink,
-  type SubscribeAck,
-} from './socket-link.js';
+import { keepSubscribed, refusalOf, retryLater, socketLink, type SubscribeAck } from './socket-link.js';
 import { createTopicFeed, subscriberOf, type TopicFeed } from './topic-feed.js';
 
 /** How long a subscribe's answer may take before it is asked again. */
@@ -196,15 +189,12 @@ export function socketClient(options: {
   // A connection refused by one of the server's limits (503: too many from this address, or in all) is tried
   // again after a while, as over the events WebSocket: socket.io's client does not, after a refusal.
   const { socket } = options;
-  let refusedWait = retryFirst;
-  let refusedRetry: ReturnType<typeof setTimeout> | undefined;
+  const refused = retryLater();
   const offRefused = link.on('connect_error', (error: { data?: { code?: unknown } } | undefined) => {
     if (error?.data?.code !== 503 || socket.active !== false || !socket.connect) return;
-    clearTimeout(refusedRetry);
-    refusedRetry = setTimeout(() => void (socket.active === false && socket.connect?.()), refusedWait);
-    refusedWait = Math.min(refusedWait * 2, retryLongest);
+    refused.later(() => void (socket.active === false && socket.connect?.()));
   });
-  const offConnected = link.on('connect', () => (refusedWait = retryFirst));
+  const offConnected = link.on('connect', () => refused.reset());
 
   return {
     subscribe(topic, handlers) {
@@ -223,7 +213,7 @@ export function socketClient(options: {
       offClosing();
       offRefused();
       offConnected();
-      clearTimeout(refusedRetry);
+      refused.cancel();
       for (const each of [...plain.values(), ...live.values()]) each.end();
     },
   };

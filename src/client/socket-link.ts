@@ -33,8 +33,31 @@ export const refusalOf = (ack: SubscribeAck): string =>
     : '');
 
 /** After a passing refusal (503), the first wait before asking again, and the longest. */
-export const retryFirst = 1000;
-export const retryLongest = 30_000;
+const retryFirst = 1000;
+const retryLongest = 30_000;
+
+/**
+ * Asking again after a passing refusal: after 1 s, then twice as long each time, up to 30 s, until an answer
+ * resets the wait. One timer: a new `later` replaces the one waiting.
+ */
+export function retryLater() {
+  let wait = retryFirst;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    later(work: () => void): void {
+      clearTimeout(timer);
+      timer = setTimeout(work, wait);
+      wait = Math.min(wait * 2, retryLongest);
+    },
+    reset(): void {
+      wait = retryFirst;
+    },
+    cancel(): void {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
 
 /** The socket as the client's subscriptions use it: acks that time out, listeners removed by what adds them. */
 export function socketLink(socket: ClientSocket, ackTimeout: number) {
@@ -94,13 +117,10 @@ export function keepSubscribed(
   /** The lowest seq among the held events. */
   let heldFrom: number | undefined;
   let stopped = false;
-  /** Asking again after a passing refusal: the timer, and the wait after the next one. */
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  let retryWait = retryFirst;
+  const retry = retryLater();
 
   const send = async (): Promise<void> => {
-    clearTimeout(retry);
-    retry = undefined;
+    retry.cancel();
     if (stopped || !link.connected) return;
     const mine = ++generation;
     waiting = true;
@@ -119,12 +139,11 @@ export function keepSubscribed(
     if (mine !== generation || stopped) return;
     if (!ack.ok && passing(ack)) {
       // The server cannot now: the subscription stays, with where it stood, and is asked again later.
-      retry = setTimeout(() => void send(), retryWait);
-      retryWait = Math.min(retryWait * 2, retryLongest);
+      retry.later(() => void send());
       options.unavailable(refusalOf(ack));
       return;
     }
-    retryWait = retryFirst;
+    retry.reset();
     // Held events from before the answer's seq: asked again from just before them (handed over as they came,
     // a change the earlier subscription had not sent yet would be a gap).
     if (
@@ -159,7 +178,7 @@ export function keepSubscribed(
       if (stopped) return;
       stopped = true;
       held = [];
-      clearTimeout(retry);
+      retry.cancel();
       offConnect();
       link.tell('unsubscribe', options.unsubscribe);
     },

@@ -117,16 +117,21 @@ export function webSocketSocket(
       );
   };
 
+  /** Every answer still awaited fails, saying why. */
+  const unanswered = (why: string): void => {
+    for (const [id, asked] of waiting) {
+      waiting.delete(id);
+      asked.failed(new Error(why));
+    }
+  };
+
   /** The connection ended (closed, or taken for dead): what waits for it fails, and the next one is tried. */
   const closed = (current: WebSocketLike, reason: string): void => {
     if (socket !== current) return;
     socket = undefined;
     connected = false;
     clearTimeout(watching);
-    for (const [id, asked] of waiting) {
-      waiting.delete(id);
-      asked.failed(new Error(`the connection closed (${reason}) before the answer`));
-    }
+    unanswered(`the connection closed (${reason}) before the answer`);
     fire('disconnect', [reason]);
     if (ended || refused) return;
     later();
@@ -242,10 +247,7 @@ export function webSocketSocket(
       if (timer) clearTimeout(timer);
       clearTimeout(watching);
       // What waits for an answer hears now (its timer would keep a Node.js process up for it).
-      for (const [id, asked] of waiting) {
-        waiting.delete(id);
-        asked.failed(new Error('the client was closed before the answer'));
-      }
+      unanswered('the client was closed before the answer');
       socket?.close(1000);
     },
   };
